@@ -1,0 +1,95 @@
+"""The names of our bots and how to start them.
+
+One table serves the referee's botspec parser (`driver run random ...`),
+the tournament tools and compile.sh, so a new bot is one line in `BOTS`.
+Bots run as `python -m bots.<module>` under the interpreter that runs the
+caller: no PATH lookup, no virtual environment to activate.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import NamedTuple
+
+
+class BotEntry(NamedTuple):
+    name: str
+    module: str
+    description: str
+
+
+BOTS: tuple[BotEntry, ...] = (
+    BotEntry("random", "bots.random_bot", "uniformly random legal move (like the original's play_random)"),
+    BotEntry("expert", "bots.expert", "hand-written strategy: points, safe attacks, denial investing"),
+    BotEntry("evolved", "bots.evolved", "parametrised strategy with weights tuned by evolution"),
+    BotEntry("mcts", "bots.mcts", "Monte Carlo tree search over the rules engine"),
+    BotEntry("alphabeta", "bots.alphabeta", "alpha-beta search with a heuristic evaluation"),
+    BotEntry("decent-repro", "bots.decent_repro", "a reproduction of the original's play_decent"),
+)
+
+_BY_NAME = {entry.name: entry for entry in BOTS}
+
+
+def resolve(name: str) -> list[str] | None:
+    """The argv prefix that starts bot `name`, or None if it is not one of ours.
+
+    Callers append the bot's own options (e.g. `--seed 3`).
+    """
+    entry = _BY_NAME.get(name)
+    if entry is None:
+        return None
+    return [sys.executable, "-m", entry.module]
+
+
+def module(name: str) -> str | None:
+    """The module that `python -m` runs for bot `name`, or None if unknown."""
+    entry = _BY_NAME.get(name)
+    return entry.module if entry else None
+
+
+def names() -> list[tuple[str, str]]:
+    """Every bot name with its one-line description, in a stable order."""
+    return [(entry.name, entry.description) for entry in BOTS]
+
+
+def is_installed(name: str) -> bool:
+    """Whether bot `name` is known and its module can be found (some bots
+    are written later than others; compile.sh builds only what exists)."""
+    from importlib.util import find_spec
+
+    mod = module(name)
+    if mod is None:
+        return False
+    try:
+        return find_spec(mod) is not None
+    except ModuleNotFoundError:
+        return False
+
+
+def run_bot(name: str, argv: list[str]) -> None:
+    """Run bot `name` in this process as `python -m` would, with `argv` as
+    its options. This is the multicall entry of compile.sh's bundle, which
+    holds every bot behind one interpreter."""
+    import runpy
+
+    mod = module(name)
+    if mod is None:
+        known = ", ".join(entry.name for entry in BOTS)
+        sys.exit(f"unknown bot {name!r}; known bots: {known}")
+    sys.argv = [name, *argv]
+    runpy.run_module(mod, run_name="__main__", alter_sys=True)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """`python -m bots.registry` lists the bots; `... NAME [OPTIONS]` runs one."""
+    args = sys.argv[1:] if argv is None else argv
+    if not args or args[0] in ("-h", "--help", "--list"):
+        width = max(len(entry.name) for entry in BOTS)
+        for name, description in names():
+            print(f"{name:<{width}}  {description}")
+        return
+    run_bot(args[0], args[1:])
+
+
+if __name__ == "__main__":
+    main()

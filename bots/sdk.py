@@ -1,0 +1,224 @@
+"""The bot SDK: turn a `decide(game, me) -> move` function into a bot program.
+
+A bot is a process that reads one JSON state per line on stdin and, when
+the state asks it for a move, writes back a one-element JSON array. This
+module does that loop once for every Python bot, so a bot's own file
+holds only its policy:
+
+    from bots.sdk import run
+
+    def decide(game, me):
+        return game.legal_moves(me)[0]
+
+    if __name__ == "__main__":
+        run(decide)
+
+The wire does not say how many days have been played, which a bot needs
+to see the `max_days` horizon; the SDK counts day changes across the
+messages of a game and resets the count at each game's end, so one
+process can play any number of games in a row.
+
+Start-up time is part of every game a bot plays, so this module imports
+only the engine and orjson (no pydantic, no numpy).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Iterable
+from typing import BinaryIO
+
+import orjson
+
+from protocol.engine import Game, move_to_wire
+
+Decide = Callable[[Game, int], int]
+"""Chooses the engine move (int; a card id or PASS when buying) of player `me`."""
+
+GameHook = Callable[[Game, int], None]
+"""Called with the game and the bot's seat at a game's first or final state."""
+
+_FINAL_PHASES = frozenset({"end", "fault"})
+
+
+class BadMessage(ValueError):
+    """A line from the driver that is not a state this SDK can answer."""
+
+
+class DayCounter:
+    """Counts completed days from the day numbers (1, 2, 3, 1, ...) seen in
+    successive states of one game.
+
+    Every player still in is asked to invest every day, so a bot sees each
+    day at least once and no change of day can be missed.
+    """
+
+    def __init__(self) -> None:
+        self.days_played = 0
+        self._last_day: int | None = None
+
+    def see(self, day: int) -> int:
+        """Record a state's day number; return the days completed before it."""
+        if self._last_day is None:
+            self.days_played = day - 1
+        elif day != self._last_day:
+            self.days_played += (day - self._last_day) % 3
+        self._last_day = day
+        return self.days_played
+
+    def reset(self) -> None:
+        """Forget the game: the next state starts a new one."""
+        self.days_played = 0
+        self._last_day = None
+
+
+class Session:
+    """One bot's conversation with a driver, across any number of games."""
+
+    def __init__(
+        self,
+        decide: Decide,
+        on_game_start: GameHook | None = None,
+        on_game_end: GameHook | None = None,
+    ) -> None:
+        self.decide = decide
+        self.on_game_start = on_game_start
+        self.on_game_end = on_game_end
+        self.days = DayCounter()
+        self.in_game = False
+        self.games_finished = 0
+
+    def answer(self, line: bytes) -> bytes | None:
+        """The reply line to one message from the driver, or None when the
+        message asks for nothing (the end of a game). Raises BadMessage."""
+        state, me = _parse_state(line)
+        phase = state["phase"]["name"]
+        if phase in _FINAL_PHASES:
+            self._finish(state, me)
+            return None
+        days_played = self.days.see(_day(state))
+        game = _rebuild(state, days_played)
+        if me not in game.pending():
+            raise BadMessage(f"player {me} is asked for a move but has none to make in this state")
+        if not self.in_game:
+            self.in_game = True
+            if self.on_game_start is not None:
+                self.on_game_start(game, me)
+        move = self.decide(game, me)
+        return orjson.dumps([move_to_wire(game, move)]) + b"\n"
+
+    def _finish(self, state: dict, me: int) -> None:
+        days_played = self.days.see(_day(state))
+        self.days.reset()
+        self.in_game = False
+        self.games_finished += 1
+        if self.on_game_end is not None:
+            self.on_game_end(_rebuild(state, days_played), me)
+
+
+def serve(session: Session, lines: Iterable[bytes], out: BinaryIO, err: BinaryIO | None = None) -> None:
+    """Answer every message in `lines` on `out` until the input ends.
+
+    A bad message is reported on `err` (stderr by default) and skipped, so
+    a driver bug costs at most that move, never the bot's later games.
+    """
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            reply = session.answer(line)
+        except BadMessage as problem:
+            _report(err, number, line, str(problem))
+            continue
+        if reply is not None:
+            out.write(reply)
+            out.flush()
+
+
+def run(
+    decide: Decide,
+    *,
+    on_game_start: GameHook | None = None,
+    on_game_end: GameHook | None = None,
+) -> None:
+    """Play on stdin/stdout with `decide` until the driver closes stdin.
+
+    Returns normally at end of input. If the driver goes away while the bot
+    is answering (broken pipe), returns quietly too: the game is over for
+    this bot either way, and a traceback would only clutter the driver's log.
+    """
+    session = Session(decide, on_game_start, on_game_end)
+    try:
+        serve(session, sys.stdin.buffer, sys.stdout.buffer)
+    except BrokenPipeError:
+        # Point stdout at /dev/null so the interpreter's final flush is silent.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+
+
+def option_parser(description: str | None = None, prog: str | None = None) -> argparse.ArgumentParser:
+    """An argument parser with the options every bot shares (`--seed`).
+
+    Bots add their own options to it. Every option must be optional: the
+    original driver starts a bot with no arguments at all.
+    """
+    parser = argparse.ArgumentParser(prog=prog, description=description)
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="seed for the bot's random choices (default: a fresh one each run)",
+    )
+    return parser
+
+
+def _parse_state(line: bytes) -> tuple[dict, int]:
+    """The state object and the receiving player's index, checked enough
+    that every later step can index it without surprises."""
+    try:
+        state = orjson.loads(line)
+    except orjson.JSONDecodeError as problem:
+        raise BadMessage(f"not valid JSON ({problem})") from None
+    if not isinstance(state, dict):
+        raise BadMessage(f"expected a JSON object (a game state), got {type(state).__name__}")
+    phase = state.get("phase")
+    if not isinstance(phase, dict) or not isinstance(phase.get("name"), str):
+        raise BadMessage('the state has no "phase" object with a "name"')
+    me = state.get("player")
+    if type(me) is not int:
+        raise BadMessage('the state has no integer "player": the bot cannot tell which seat it plays')
+    players = state.get("players")
+    if not isinstance(players, list) or not 0 <= me < len(players):
+        raise BadMessage(f'"player" {me} is not an index into "players"')
+    _day(state)
+    return state, me
+
+
+def _day(state: dict) -> int:
+    day = state.get("day")
+    if type(day) is not int or not 1 <= day <= 3:
+        raise BadMessage(f'"day" must be 1, 2 or 3, got {day!r}')
+    return day
+
+
+def _rebuild(state: dict, days_played: int) -> Game:
+    try:
+        return Game.from_wire(state, days_played=days_played)
+    except (ValueError, KeyError, TypeError, IndexError) as problem:
+        raise BadMessage(f"not a valid game state: {problem}") from None
+
+
+def _report(err: BinaryIO | None, number: int, line: bytes, problem: str) -> None:
+    excerpt = line.strip()
+    if len(excerpt) > 200:
+        excerpt = excerpt[:200] + b"..."
+    text = f"bot: ignoring bad message {number} from the driver: {problem}\n  message: {excerpt.decode('utf-8', 'replace')}\n"
+    if err is None:
+        sys.stderr.write(text)
+        sys.stderr.flush()
+    else:
+        err.write(text.encode())
+        err.flush()
