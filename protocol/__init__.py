@@ -1,0 +1,1 @@
+"""Economancy cards, rules engine and wire format (shared by the referee and the bots)."""

@@ -1,0 +1,1627 @@
+/*
+ * The Economancy rules engine as a CPython extension.
+ *
+ * Why C: the engine is the inner loop of every search bot and of the
+ * genetic algorithm, so a state is a fixed-size struct of small ints
+ * (no Python objects inside) that copies with one memcpy, and whole
+ * games can be played out without returning to Python.
+ *
+ * The Python face is protocol/engine.py, which subclasses Game, adds
+ * from_wire and the wire conversions of moves; the semantics follow the
+ * original driver (oflatt/economancy, the player/ folder).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+#define NCARDS 14        /* card ids 0..13; 0 is the Sorcerer's Stipend */
+#define MAXP 4
+#define MAXC 81          /* 80 shop cards (base set, 4 players) + the Stipend */
+#define PASS (-1)
+#define NO_CHOICE (-2)
+#define COIN_CAP (INT64_C(1) << 62) /* coins saturate here (Magic Bean Stock compounds) */
+#define MAX_SHOP_ID(s) ((s)->base ? 13 : 8)
+
+enum { INVESTING = 0, ATTACKING = 1, DEFENDING = 2, BUY = 3, END = 4, FAULT = 5 };
+
+/* ------------------------------------------------------------------ cards */
+
+typedef struct {
+    const char *name;
+    int cost;          /* -1: cannot be bought */
+    int atk, def;      /* -1: none */
+    int per_player;    /* copies per player in the shop */
+    int points;
+    int attacks, defends;
+    int defend_coins;  /* coins gained each time it defends */
+    int coins[4];      /* income by day (index 1..3) */
+    int bean;          /* Magic Bean Stock: + running coins // 3 */
+    int buys[4];       /* extra buys by day */
+} CardInfo;
+
+static const CardInfo CARDS[NCARDS] = {
+    {"Sorcerer's Stipend", -1, -1, -1, 0, 0, 0, 0, 0, {0, 2, 1, 1}, 0, {0, 0, 0, 0}},
+    {"Board of Monopoly", 2, 1, 1, 2, 1, 1, 1, 0, {0, 0, 0, 0}, 0, {0, 0, 0, 0}},
+    {"Incantation", 4, 1, 1, 3, 3, 1, 1, 0, {0, 0, 0, 0}, 0, {0, 0, 0, 0}},
+    {"Worker", 1, 1, 2, 2, 0, 1, 1, 0, {0, 0, 1, 1}, 0, {0, 0, 0, 0}},
+    {"Magic Bean Stock", 1, 1, 1, 1, 0, 1, 1, 0, {0, 0, 0, 0}, 1, {0, 0, 0, 0}},
+    {"Bubble", 2, 9, 2, 1, 0, 0, 1, 0, {0, 0, 0, 0}, 0, {0, 0, 0, 0}},
+    {"Ghost", 2, 3, 2, 2, 0, 1, 1, 0, {0, 0, 0, 1}, 0, {0, 0, 0, 0}},
+    {"Senior Worker", 2, 2, 2, 2, 0, 1, 1, 0, {0, 1, 1, 1}, 0, {0, 0, 0, 0}},
+    {"Gold Fish", 3, 1, 2, 1, 0, 1, 1, 0, {0, 0, 0, 4}, 0, {0, 0, 0, 0}},
+    {"Wall of Wealth", 1, 1, 2, 2, 0, 1, 2, 0, {0, 1, 0, 0}, 0, {0, 0, 0, 0}},
+    {"Apprentice", 3, 2, 1, 1, 0, 1, 1, 0, {0, 1, 1, 0}, 0, {0, 0, 0, 1}},
+    {"Thug", 3, 4, 4, 1, 0, 1, 1, 0, {0, 0, 1, 0}, 0, {0, 0, 0, 0}},
+    {"Shield of Greed", 4, 2, 7, 1, 0, 1, 1, 1, {0, 0, 0, 0}, 0, {0, 0, 0, 0}},
+    {"Golem", 5, 7, 7, 1, 0, 1, 1, 0, {0, 0, 0, 0}, 0, {0, 0, 0, 0}},
+};
+
+/* ------------------------------------------------------------------ state */
+
+typedef struct {
+    int64_t coins;
+    int32_t buys;
+    int32_t n;               /* number of cards; 0 = eliminated */
+    uint8_t id[MAXC];
+    uint8_t uses[MAXC];
+} Player;
+
+typedef struct {
+    uint8_t np, base, day, phase;
+    int8_t attacker;         /* -1 when none */
+    int8_t winner;           /* END: -1 draw */
+    int8_t fault_player;     /* FAULT */
+    int8_t next_def;         /* DEFENDING: the defender asked now */
+    int16_t attacker_card;   /* DEFENDING: the attacking card's index, else -1 */
+    uint8_t answered;        /* INVESTING/BUY: bit mask of hidden answers */
+    uint8_t eligible;        /* DEFENDING: players able to defend this fight */
+    int16_t def_card[MAXP];  /* DEFENDING: the card each defender chose, -1 */
+    int16_t buy_choice[MAXP];/* BUY: hidden choice, PASS or a card id, NO_CHOICE */
+    int32_t max_days, days_played;
+    int64_t invest[MAXP];    /* INVESTING: hidden investments */
+    int32_t shop[NCARDS], removed[NCARDS], lost[NCARDS];
+    Player pl[MAXP];
+} State;
+
+/* ------------------------------------------------------------------ rules */
+
+static int alive(const State *s, int p) { return s->pl[p].n > 0; }
+
+static int points_of(const Player *p)
+{
+    int t = 0;
+    for (int i = 0; i < p->n; i++)
+        t += CARDS[p->id[i]].points;
+    return t;
+}
+
+static int in_shop(const State *s, int c) { return c >= 1 && c <= MAX_SHOP_ID(s); }
+
+static int can_defend_card(const Player *p, int i)
+{
+    const CardInfo *c = &CARDS[p->id[i]];
+    return c->def >= 0 && p->uses[i] < c->defends;
+}
+
+static int can_attack_card(const Player *p, int i)
+{
+    const CardInfo *c = &CARDS[p->id[i]];
+    return c->atk >= 0 && p->uses[i] < c->attacks;
+}
+
+static int can_defend(const Player *p)
+{
+    for (int i = 0; i < p->n; i++)
+        if (can_defend_card(p, i))
+            return 1;
+    return 0;
+}
+
+/* The original ends the attack phase when no card has uses < attacks
+   (attack level not consulted; it only differs for cards without one). */
+static int can_attack(const Player *p)
+{
+    for (int i = 0; i < p->n; i++)
+        if (p->uses[i] < CARDS[p->id[i]].attacks)
+            return 1;
+    return 0;
+}
+
+static void remove_card(State *s, Player *p, int i)
+{
+    if (p->id[i] != 0)
+        s->removed[p->id[i]]++;
+    memmove(p->id + i, p->id + i + 1, (size_t)(p->n - i - 1));
+    memmove(p->uses + i, p->uses + i + 1, (size_t)(p->n - i - 1));
+    p->n--;
+}
+
+static void eliminate(State *s, Player *p)
+{
+    for (int i = 0; i < p->n; i++)
+        if (p->id[i] != 0)
+            s->removed[p->id[i]]++;
+    p->n = 0;
+    p->coins = 0;
+    p->buys = 0;
+}
+
+/* Section 7: returns 1 and sets *w (-1 = nobody) when the game is decided. */
+static int decided(const State *s, int *w)
+{
+    int n_alive = 0, last = -1;
+    for (int p = 0; p < s->np; p++)
+        if (alive(s, p)) {
+            n_alive++;
+            last = p;
+        }
+    if (n_alive <= 1) {
+        *w = last;
+        return 1;
+    }
+    int best = -1, best_pts = 0;
+    for (int p = 0; p < s->np; p++) {
+        int pts = points_of(&s->pl[p]);
+        if (pts > best_pts) {
+            best = p;
+            best_pts = pts;
+        } else if (pts == best_pts) {
+            best = -1;
+        }
+    }
+    if (best >= 0 && best_pts >= 7) {
+        *w = best;
+        return 1;
+    }
+    *w = -1;
+    return 0;
+}
+
+static void end_game(State *s, int w)
+{
+    s->phase = END;
+    s->winner = (int8_t)w;
+    s->attacker = -1;
+    s->attacker_card = -1;
+    s->answered = 0;
+    s->eligible = 0;
+    for (int p = 0; p < MAXP; p++) {
+        s->invest[p] = 0;
+        s->buy_choice[p] = NO_CHOICE;
+        s->def_card[p] = -1;
+    }
+}
+
+static int64_t add_coins(int64_t c, int64_t d)
+{
+    c += d;
+    return c > COIN_CAP ? COIN_CAP : c;
+}
+
+static void income(State *s)
+{
+    int day = s->day;
+    for (int p = 0; p < s->np; p++) {
+        Player *pl = &s->pl[p];
+        if (pl->n == 0) {
+            pl->coins = 0;
+            pl->buys = 0;
+            continue;
+        }
+        int64_t c = pl->coins;
+        int32_t b = pl->buys + 1;
+        for (int i = 0; i < pl->n; i++) {
+            const CardInfo *ci = &CARDS[pl->id[i]];
+            c = add_coins(c, ci->coins[day]);
+            if (ci->bean)
+                c = add_coins(c, c / 3);
+            b += ci->buys[day];
+        }
+        pl->coins = c;
+        pl->buys = b;
+    }
+}
+
+static void start_investing(State *s)
+{
+    s->phase = INVESTING;
+    s->answered = 0;
+    s->attacker = -1;
+    s->attacker_card = -1;
+    for (int p = 0; p < MAXP; p++)
+        s->invest[p] = 0;
+}
+
+/* Income then investing, or END when max_days days are complete. */
+static void begin_day(State *s)
+{
+    if (s->days_played >= s->max_days) {
+        int w;
+        decided(s, &w);
+        end_game(s, w);
+        return;
+    }
+    income(s);
+    start_investing(s);
+}
+
+static unsigned buyers(const State *s)
+{
+    unsigned m = 0;
+    for (int p = 0; p < s->np; p++)
+        if (s->pl[p].buys > 0)
+            m |= 1u << p;
+    return m;
+}
+
+static void after_buy_phase(State *s)
+{
+    int w;
+    if (decided(s, &w)) {
+        end_game(s, w);
+        return;
+    }
+    s->day = (uint8_t)(s->day % 3 + 1);
+    s->days_played++;
+    begin_day(s);
+}
+
+static void start_buy(State *s)
+{
+    s->phase = BUY;
+    s->answered = 0;
+    s->attacker = -1;
+    s->attacker_card = -1;
+    s->eligible = 0;
+    for (int p = 0; p < MAXP; p++) {
+        s->buy_choice[p] = NO_CHOICE;
+        s->def_card[p] = -1;
+    }
+    if (!buyers(s))
+        after_buy_phase(s);
+}
+
+static void end_attack(State *s)
+{
+    for (int p = 0; p < s->np; p++)
+        memset(s->pl[p].uses, 0, sizeof s->pl[p].uses);
+    start_buy(s);
+}
+
+/* At the start of the attack and after every fight. */
+static void next_attack(State *s)
+{
+    s->attacker_card = -1;
+    s->eligible = 0;
+    for (int p = 0; p < MAXP; p++)
+        s->def_card[p] = -1;
+    if (!can_attack(&s->pl[s->attacker])) {
+        end_attack(s);
+        return;
+    }
+    s->phase = ATTACKING;
+}
+
+static void resolve_investments(State *s)
+{
+    int64_t best = -1;
+    int att = -1;
+    for (int p = 0; p < s->np; p++) {
+        int64_t v = s->invest[p];
+        s->pl[p].coins -= v;
+        if (v > best) {
+            best = v;
+            att = p;
+        } else if (v == best) {
+            att = -1;
+        }
+    }
+    for (int p = 0; p < MAXP; p++)
+        s->invest[p] = 0;
+    s->answered = 0;
+    if (att < 0) {
+        start_buy(s);
+        return;
+    }
+    s->attacker = (int8_t)att;
+    next_attack(s);
+}
+
+static int next_defender(const State *s, int after)
+{
+    for (int p = after + 1; p < s->np; p++)
+        if (s->eligible & (1u << p))
+            return p;
+    return -1;
+}
+
+/* Step 4. A player unable to defend answers, as in the original, with
+   card index 0 (the Stipend, which has no defense: it is eliminated). */
+static void fight(State *s)
+{
+    int a = s->attacker;
+    Player *A = &s->pl[a];
+    int ac = s->attacker_card;
+    const CardInfo *acard = &CARDS[A->id[ac]];
+    int attacker_faints = 0;
+    for (int j = 0; j < s->np; j++) {
+        if (j == a || !alive(s, j))
+            continue;
+        int ci = (s->eligible & (1u << j)) ? s->def_card[j] : 0;
+        if (CARDS[s->pl[j].id[ci]].atk > acard->def)
+            attacker_faints = 1;
+    }
+    for (int j = 0; j < s->np; j++) {
+        if (j == a || !alive(s, j))
+            continue;
+        Player *d = &s->pl[j];
+        int ci = (s->eligible & (1u << j)) ? s->def_card[j] : 0;
+        const CardInfo *dcard = &CARDS[d->id[ci]];
+        d->coins = add_coins(d->coins, dcard->defend_coins);
+        if (dcard->def < 0)
+            eliminate(s, d);
+        else if (acard->atk > dcard->def)
+            remove_card(s, d, ci);
+    }
+    if (attacker_faints)
+        remove_card(s, A, ac);
+    int w;
+    if (decided(s, &w)) {
+        end_game(s, w);
+        return;
+    }
+    next_attack(s);
+}
+
+static void resolve_buys(State *s)
+{
+    int k[NCARDS] = {0};
+    for (int p = 0; p < s->np; p++)
+        if ((s->answered & (1u << p)) && s->buy_choice[p] >= 0)
+            k[s->buy_choice[p]]++;
+    for (int p = 0; p < s->np; p++) {
+        if (!(s->answered & (1u << p)))
+            continue;
+        Player *pl = &s->pl[p];
+        int c = s->buy_choice[p];
+        if (c == PASS) {
+            if (pl->buys > 0)
+                pl->buys--;
+            continue;
+        }
+        pl->buys--;
+        pl->coins -= CARDS[c].cost;
+        if (k[c] <= s->shop[c] && pl->n < MAXC) {
+            pl->id[pl->n] = (uint8_t)c;
+            pl->uses[pl->n] = 0;
+            pl->n++;
+        }
+    }
+    for (int c = 1; c < NCARDS; c++) {
+        if (!k[c])
+            continue;
+        if (k[c] > s->shop[c]) {
+            s->lost[c] += s->shop[c];
+            s->shop[c] = 0;
+        } else {
+            s->shop[c] -= k[c];
+        }
+    }
+    s->answered = 0;
+    for (int p = 0; p < MAXP; p++)
+        s->buy_choice[p] = NO_CHOICE;
+    int w;
+    if (decided(s, &w)) {
+        end_game(s, w);
+        return;
+    }
+    if (!buyers(s))
+        after_buy_phase(s);
+}
+
+static unsigned pending_mask(const State *s)
+{
+    unsigned m = 0;
+    switch (s->phase) {
+    case INVESTING:
+        for (int p = 0; p < s->np; p++)
+            if (alive(s, p))
+                m |= 1u << p;
+        return m & ~(unsigned)s->answered;
+    case BUY:
+        return buyers(s) & ~(unsigned)s->answered;
+    case ATTACKING:
+        return 1u << s->attacker;
+    case DEFENDING:
+        return 1u << s->next_def;
+    default:
+        return 0;
+    }
+}
+
+static void state_init(State *s, int np, int base, int max_days)
+{
+    memset(s, 0, sizeof *s);
+    s->np = (uint8_t)np;
+    s->base = (uint8_t)base;
+    s->day = 1;
+    s->max_days = max_days;
+    s->attacker = -1;
+    s->attacker_card = -1;
+    s->winner = -1;
+    s->fault_player = -1;
+    s->next_def = -1;
+    for (int p = 0; p < MAXP; p++) {
+        s->def_card[p] = -1;
+        s->buy_choice[p] = NO_CHOICE;
+    }
+    for (int c = 1; c <= MAX_SHOP_ID(s); c++)
+        s->shop[c] = CARDS[c].per_player * np;
+    for (int p = 0; p < np; p++) {
+        s->pl[p].coins = 1;
+        s->pl[p].n = 1;
+        s->pl[p].id[0] = 0;
+    }
+    begin_day(s);
+}
+
+/* Apply a move; returns NULL when legal, else the reason (state unchanged).
+   "bad move" is completed by the caller with the move itself. */
+static const char *apply_move(State *s, int p, int64_t move)
+{
+    if (s->phase == END || s->phase == FAULT)
+        return "the game is over";
+    if (p < 0 || p >= s->np || !(pending_mask(s) & (1u << p)))
+        return "player is not expected to move";
+    Player *pl = &s->pl[p];
+    switch (s->phase) {
+    case INVESTING:
+        if (move < 0)
+            return "bad move";
+        if (move > pl->coins)
+            return "player attempted to invest more coins than they have";
+        s->invest[p] = move;
+        s->answered |= (uint8_t)(1u << p);
+        if (!pending_mask(s))
+            resolve_investments(s);
+        return NULL;
+    case ATTACKING: {
+        if (move < 0)
+            return "bad move";
+        if (move == 0) {
+            end_attack(s);
+            return NULL;
+        }
+        if (move >= pl->n)
+            return "attacker card index is too large";
+        const CardInfo *c = &CARDS[pl->id[move]];
+        if (pl->uses[move] >= c->attacks)
+            return c->attacks == 0 ? "card cannot attack"
+                                   : "card for attack is already used to its maximum";
+        pl->uses[move]++;
+        s->attacker_card = (int16_t)move;
+        s->eligible = 0;
+        for (int j = 0; j < s->np; j++)
+            if (j != p && can_defend(&s->pl[j]))
+                s->eligible |= (uint8_t)(1u << j);
+        int nd = next_defender(s, -1);
+        if (nd < 0) {
+            fight(s);
+        } else {
+            s->next_def = (int8_t)nd;
+            s->phase = DEFENDING;
+        }
+        return NULL;
+    }
+    case DEFENDING: {
+        if (move < 0)
+            return "bad move";
+        if (move >= pl->n)
+            return "defender card index is too large";
+        const CardInfo *c = &CARDS[pl->id[move]];
+        if (pl->uses[move] >= c->defends)
+            return c->defends == 0 ? "card cannot defend"
+                                   : "card for defend is already used to its maximum";
+        pl->uses[move]++;
+        s->def_card[p] = (int16_t)move;
+        int nd = next_defender(s, p);
+        if (nd < 0) {
+            s->next_def = -1;
+            fight(s);
+        } else {
+            s->next_def = (int8_t)nd;
+        }
+        return NULL;
+    }
+    case BUY:
+        if (move != PASS) {
+            if (move < 0 || move >= NCARDS || !in_shop(s, (int)move))
+                return "unrecognized card name";
+            if (CARDS[move].cost > pl->coins)
+                return "player does not have enough coins to buy card";
+        }
+        s->buy_choice[p] = (int16_t)move;
+        s->answered |= (uint8_t)(1u << p);
+        if (!pending_mask(s))
+            resolve_buys(s);
+        return NULL;
+    }
+    return "the game is over";
+}
+
+/* ------------------------------------------------------------------ RNG */
+
+/* splitmix64: tiny, fast, good enough for uniform playouts. */
+static inline uint64_t rng_next(uint64_t *x)
+{
+    uint64_t z = (*x += UINT64_C(0x9E3779B97F4A7C15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
+/* Uniform in [0, n) (Lemire's multiply-shift; bias below 2^-40 for our n). */
+static inline uint64_t rng_below(uint64_t *x, uint64_t n)
+{
+    return (uint64_t)(((unsigned __int128)rng_next(x) * n) >> 64);
+}
+
+/* ------------------------------------------------------------------ policies */
+
+/* Uniform over legal_moves(p), without building the list. */
+static int64_t random_move(const State *s, int p, uint64_t *rng)
+{
+    const Player *pl = &s->pl[p];
+    int opts[MAXC + NCARDS];
+    int n = 0;
+    switch (s->phase) {
+    case INVESTING:
+        return (int64_t)rng_below(rng, (uint64_t)pl->coins + 1);
+    case ATTACKING:
+        opts[n++] = 0;
+        for (int i = 0; i < pl->n; i++)
+            if (can_attack_card(pl, i))
+                opts[n++] = i;
+        break;
+    case DEFENDING:
+        for (int i = 0; i < pl->n; i++)
+            if (can_defend_card(pl, i))
+                opts[n++] = i;
+        break;
+    case BUY:
+        opts[n++] = PASS;
+        for (int c = 1; c <= MAX_SHOP_ID(s); c++)
+            if (CARDS[c].cost <= pl->coins)
+                opts[n++] = c;
+        break;
+    }
+    return opts[rng_below(rng, (uint64_t)n)];
+}
+
+/* Would card `c` (attacking) make every possible defending card of every
+   opponent faint, without fainting itself? (Opponents unable to defend
+   are eliminated by any attack, so they never spoil it.) */
+static int sure_attack(const State *s, int me, int c)
+{
+    const CardInfo *ac = &CARDS[c];
+    for (int j = 0; j < s->np; j++) {
+        if (j == me || !alive(s, j))
+            continue;
+        const Player *d = &s->pl[j];
+        for (int i = 0; i < d->n; i++) {
+            const CardInfo *dc = &CARDS[d->id[i]];
+            if (!can_defend_card(d, i))
+                continue;
+            if (ac->atk <= dc->def || dc->atk > ac->def)
+                return 0;
+        }
+    }
+    return 1;
+}
+
+/* Order in which the heuristic buys: points first, then income and
+   strong fighters. */
+static const int BUY_ORDER[] = {2, 13, 8, 11, 7, 6, 12, 10, 1, 3, 9, 4, 5};
+
+/*
+ * Policy 1, a light heuristic clearly stronger than random:
+ * - invest (one more than the richest opponent, if affordable) only when
+ *   one of its cards can attack and beats every card able to defend
+ *   against it without fainting (sure_attack); otherwise invest 0;
+ * - attack only with such a card (the strongest), else stop;
+ * - defend with a card that survives and preferably makes the attacker
+ *   faint; failing that, sacrifice the cheapest defending card;
+ * - buy: with no defending card, the best affordable defender first;
+ *   otherwise Incantation when affordable, then the fixed BUY_ORDER;
+ *   never a sold-out card; pass when nothing fits.
+ */
+static int64_t heuristic_move(const State *s, int p, uint64_t *rng)
+{
+    const Player *pl = &s->pl[p];
+    switch (s->phase) {
+    case INVESTING: {
+        int good = 0;
+        for (int i = 0; i < pl->n; i++)
+            if (CARDS[pl->id[i]].attacks > 0 && sure_attack(s, p, pl->id[i]))
+                good = 1;
+        if (!good)
+            return 0;
+        int64_t richest = 0;
+        for (int j = 0; j < s->np; j++)
+            if (j != p && s->pl[j].coins > richest)
+                richest = s->pl[j].coins;
+        return richest + 1 <= pl->coins ? richest + 1 : 0;
+    }
+    case ATTACKING: {
+        int best = 0, best_atk = -1;
+        for (int i = 0; i < pl->n; i++)
+            if (can_attack_card(pl, i) && sure_attack(s, p, pl->id[i]) &&
+                CARDS[pl->id[i]].atk > best_atk) {
+                best = i;
+                best_atk = CARDS[pl->id[i]].atk;
+            }
+        return best;
+    }
+    case DEFENDING: {
+        const CardInfo *ac = &CARDS[s->pl[s->attacker].id[s->attacker_card]];
+        int best = -1, best_score = -1000;
+        for (int i = 0; i < pl->n; i++) {
+            if (!can_defend_card(pl, i))
+                continue;
+            const CardInfo *dc = &CARDS[pl->id[i]];
+            int survives = ac->atk <= dc->def;
+            int kills = dc->atk > ac->def;
+            int score = survives * 100 + kills * 50 - dc->cost;
+            if (score > best_score) {
+                best = i;
+                best_score = score;
+            }
+        }
+        return best;
+    }
+    case BUY: {
+        int has_def = 0;
+        for (int i = 0; i < pl->n; i++)
+            if (CARDS[pl->id[i]].def >= 0)
+                has_def = 1;
+        if (!has_def) {
+            int best = PASS, best_def = -1;
+            for (int c = 1; c <= MAX_SHOP_ID(s); c++)
+                if (s->shop[c] > 0 && CARDS[c].cost <= pl->coins && CARDS[c].def > best_def) {
+                    best = c;
+                    best_def = CARDS[c].def;
+                }
+            if (best != PASS)
+                return best;
+        }
+        for (size_t k = 0; k < sizeof BUY_ORDER / sizeof BUY_ORDER[0]; k++) {
+            int c = BUY_ORDER[k];
+            if (in_shop(s, c) && s->shop[c] > 0 && CARDS[c].cost <= pl->coins)
+                return c;
+        }
+        return PASS;
+    }
+    }
+    (void)rng;
+    return 0;
+}
+
+/* Play to the end; policies[p] is 0 (random) or 1 (heuristic). */
+static uint64_t run_playout(State *s, uint64_t seed, const int *policies)
+{
+    uint64_t rng = seed, n = 0;
+    while (s->phase != END && s->phase != FAULT) {
+        unsigned m = pending_mask(s);
+        int p = __builtin_ctz(m);
+        int64_t mv = policies[p] ? heuristic_move(s, p, &rng) : random_move(s, p, &rng);
+        if (apply_move(s, p, mv)) /* cannot happen: both policies play legal moves */
+            break;
+        n++;
+    }
+    return n;
+}
+
+/* ================================================================== Python */
+
+typedef struct {
+    PyObject_HEAD
+    State s;
+    PyObject *fault_reason;   /* str, FAULT only */
+    unsigned long long decisions;
+} GameObject;
+
+static PyObject *IllegalMove;
+static PyObject *card_names[NCARDS];
+static PyObject *s_day, *s_phase, *s_shop, *s_players, *s_player, *s_coins, *s_buys,
+    *s_cards, *s_name, *s_uses, *s_attacker, *s_attacker_card, *s_winner, *s_forfiet,
+    *s_reason, *s_investing, *s_attacking, *s_buy, *s_end, *s_fault;
+
+static PyObject *raise_illegal(const char *reason)
+{
+    PyObject *msg = PyUnicode_FromString(reason);
+    if (!msg)
+        return NULL;
+    PyObject *exc = PyObject_CallOneArg(IllegalMove, msg);
+    Py_DECREF(msg);
+    if (!exc)
+        return NULL;
+    PyErr_SetObject(IllegalMove, exc);
+    Py_DECREF(exc);
+    return NULL;
+}
+
+static int check_player(GameObject *g, PyObject *arg, int *p)
+{
+    long v = PyLong_AsLong(arg);
+    if (v == -1 && PyErr_Occurred())
+        return -1;
+    if (v < 0 || v >= g->s.np) {
+        PyErr_Format(PyExc_IndexError, "player %ld out of range (0..%d)", v, g->s.np - 1);
+        return -1;
+    }
+    *p = (int)v;
+    return 0;
+}
+
+static GameObject *new_game(PyTypeObject *type)
+{
+    GameObject *g = (GameObject *)type->tp_alloc(type, 0);
+    if (g) {
+        g->fault_reason = NULL;
+        g->decisions = 0;
+    }
+    return g;
+}
+
+static int Game_init(GameObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"n_players", "base", "max_days", NULL};
+    int np, base = 0, max_days = 100;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "i|pi", kwlist, &np, &base, &max_days))
+        return -1;
+    if (np < 2 || np > MAXP) {
+        PyErr_Format(PyExc_ValueError, "n_players must be 2 to 4, not %d", np);
+        return -1;
+    }
+    if (max_days < 0) {
+        PyErr_Format(PyExc_ValueError, "max_days must be >= 0, not %d", max_days);
+        return -1;
+    }
+    state_init(&self->s, np, base, max_days);
+    Py_CLEAR(self->fault_reason);
+    self->decisions = 0;
+    return 0;
+}
+
+static void Game_dealloc(GameObject *self)
+{
+    Py_XDECREF(self->fault_reason);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* ---- properties */
+
+static PyObject *opt_int(int v) { return v < 0 ? Py_NewRef(Py_None) : PyLong_FromLong(v); }
+
+static PyObject *G_n_players(GameObject *g, void *c) { return PyLong_FromLong(g->s.np); }
+static PyObject *G_base(GameObject *g, void *c) { return PyBool_FromLong(g->s.base); }
+static PyObject *G_day(GameObject *g, void *c) { return PyLong_FromLong(g->s.day); }
+static PyObject *G_phase(GameObject *g, void *c) { return PyLong_FromLong(g->s.phase); }
+static PyObject *G_max_days(GameObject *g, void *c) { return PyLong_FromLong(g->s.max_days); }
+static PyObject *G_days_played(GameObject *g, void *c) { return PyLong_FromLong(g->s.days_played); }
+static PyObject *G_decisions(GameObject *g, void *c) { return PyLong_FromUnsignedLongLong(g->decisions); }
+static PyObject *G_is_over(GameObject *g, void *c)
+{
+    return PyBool_FromLong(g->s.phase == END || g->s.phase == FAULT);
+}
+static PyObject *G_attacker(GameObject *g, void *c)
+{
+    int ph = g->s.phase;
+    return opt_int(ph == ATTACKING || ph == DEFENDING ? g->s.attacker : -1);
+}
+static PyObject *G_attacker_card(GameObject *g, void *c)
+{
+    return opt_int(g->s.phase == DEFENDING ? g->s.attacker_card : -1);
+}
+static PyObject *G_winner(GameObject *g, void *c)
+{
+    return opt_int(g->s.phase == END ? g->s.winner : -1);
+}
+static PyObject *G_fault(GameObject *g, void *c)
+{
+    if (g->s.phase != FAULT)
+        Py_RETURN_NONE;
+    return Py_BuildValue("(iO)", g->s.fault_player, g->fault_reason ? g->fault_reason : Py_None);
+}
+
+static PyGetSetDef Game_getset[] = {
+    {"n_players", (getter)G_n_players, NULL, "Number of players (2-4).", NULL},
+    {"base", (getter)G_base, NULL, "True for the base set (13 shop cards), False for simple.", NULL},
+    {"day", (getter)G_day, NULL, "Day in the cycle, 1..3.", NULL},
+    {"phase", (getter)G_phase, NULL, "INVESTING, ATTACKING, DEFENDING, BUY, END or FAULT.", NULL},
+    {"max_days", (getter)G_max_days, NULL, "Days after which the game ends.", NULL},
+    {"days_played", (getter)G_days_played, NULL, "Completed days.", NULL},
+    {"attacker", (getter)G_attacker, NULL, "The attacker in ATTACKING/DEFENDING, else None.", NULL},
+    {"attacker_card", (getter)G_attacker_card, NULL, "DEFENDING: the attacking card's index.", NULL},
+    {"winner", (getter)G_winner, NULL, "END: the winner, None for a draw.", NULL},
+    {"fault", (getter)G_fault, NULL, "FAULT: (player, reason).", NULL},
+    {"is_over", (getter)G_is_over, NULL, "END or FAULT.", NULL},
+    {"decisions", (getter)G_decisions, NULL, "Moves applied to this object (play and playout).", NULL},
+    {NULL},
+};
+
+/* ---- methods */
+
+static PyObject *mask_tuple(unsigned m, int np)
+{
+    PyObject *t = PyTuple_New(__builtin_popcount(m));
+    if (!t)
+        return NULL;
+    Py_ssize_t k = 0;
+    for (int p = 0; p < np; p++)
+        if (m & (1u << p))
+            PyTuple_SET_ITEM(t, k++, PyLong_FromLong(p));
+    return t;
+}
+
+static PyObject *Game_pending(GameObject *g, PyObject *unused)
+{
+    return mask_tuple(pending_mask(&g->s), g->s.np);
+}
+
+static PyObject *Game_legal_moves(GameObject *g, PyObject *arg)
+{
+    int p;
+    if (check_player(g, arg, &p) < 0)
+        return NULL;
+    const State *s = &g->s;
+    PyObject *l = PyList_New(0);
+    if (!l || !(pending_mask(s) & (1u << p)))
+        return l;
+    const Player *pl = &s->pl[p];
+    PyObject *v;
+#define ADD(x)                                           \
+    do {                                                 \
+        if (!(v = PyLong_FromLongLong(x)) || PyList_Append(l, v) < 0) { \
+            Py_XDECREF(v);                               \
+            Py_DECREF(l);                                \
+            return NULL;                                 \
+        }                                                \
+        Py_DECREF(v);                                    \
+    } while (0)
+    switch (s->phase) {
+    case INVESTING:
+        for (int64_t i = 0; i <= pl->coins; i++)
+            ADD(i);
+        break;
+    case ATTACKING:
+        ADD(0);
+        for (int i = 0; i < pl->n; i++)
+            if (can_attack_card(pl, i))
+                ADD(i);
+        break;
+    case DEFENDING:
+        for (int i = 0; i < pl->n; i++)
+            if (can_defend_card(pl, i))
+                ADD(i);
+        break;
+    case BUY:
+        ADD(PASS);
+        for (int c = 1; c <= MAX_SHOP_ID(s); c++)
+            if (CARDS[c].cost <= pl->coins)
+                ADD(c);
+        break;
+    }
+#undef ADD
+    return l;
+}
+
+static PyObject *Game_play(GameObject *g, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "play(player, move) takes 2 arguments");
+        return NULL;
+    }
+    int p;
+    if (check_player(g, args[0], &p) < 0)
+        return NULL;
+    if (!PyLong_Check(args[1]) || PyBool_Check(args[1])) {
+        PyErr_Format(PyExc_TypeError, "move must be an int, not %.50s", Py_TYPE(args[1])->tp_name);
+        return NULL;
+    }
+    int overflow;
+    long long mv = PyLong_AsLongLongAndOverflow(args[1], &overflow);
+    if (mv == -1 && PyErr_Occurred())
+        return NULL;
+    if (overflow)
+        mv = overflow > 0 ? INT64_MAX : INT64_MIN;
+    int ph = g->s.phase;
+    /* apply_move validates everything before it changes anything */
+    const char *why = apply_move(&g->s, p, mv);
+    if (why) {
+        if (strcmp(why, "bad move") == 0) {
+            PyObject *r = PyUnicode_FromFormat("bad move: %S", args[1]);
+            if (!r)
+                return NULL;
+            PyObject *exc = PyObject_CallOneArg(IllegalMove, r);
+            Py_DECREF(r);
+            if (exc) {
+                PyErr_SetObject(IllegalMove, exc);
+                Py_DECREF(exc);
+            }
+            return NULL;
+        }
+        if (strcmp(why, "player is not expected to move") == 0 && ph != END && ph != FAULT) {
+            PyObject *r = PyUnicode_FromFormat("player %d is not expected to move", p);
+            if (!r)
+                return NULL;
+            PyObject *exc = PyObject_CallOneArg(IllegalMove, r);
+            Py_DECREF(r);
+            if (exc) {
+                PyErr_SetObject(IllegalMove, exc);
+                Py_DECREF(exc);
+            }
+            return NULL;
+        }
+        return raise_illegal(why);
+    }
+    g->decisions++;
+    Py_RETURN_NONE;
+}
+
+static PyObject *Game_forfeit(GameObject *g, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyUnicode_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "forfeit(player, reason: str)");
+        return NULL;
+    }
+    int p;
+    if (check_player(g, args[0], &p) < 0)
+        return NULL;
+    g->s.phase = FAULT;
+    g->s.fault_player = (int8_t)p;
+    Py_INCREF(args[1]);
+    Py_XSETREF(g->fault_reason, args[1]);
+    Py_RETURN_NONE;
+}
+
+static PyObject *Game_copy(GameObject *g, PyObject *unused)
+{
+    GameObject *c = new_game(Py_TYPE(g));
+    if (!c)
+        return NULL;
+    memcpy(&c->s, &g->s, sizeof g->s);
+    c->fault_reason = g->fault_reason;
+    Py_XINCREF(c->fault_reason);
+    return (PyObject *)c;
+}
+
+static PyObject *Game_deepcopy(GameObject *g, PyObject *memo) { return Game_copy(g, NULL); }
+
+/* key(): little-endian varints, only the live part of the state. */
+typedef struct {
+    uint8_t *p;
+} Writer;
+
+static void put_uv(Writer *w, uint64_t v)
+{
+    while (v >= 0x80) {
+        *w->p++ = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    *w->p++ = (uint8_t)v;
+}
+
+static void put_sv(Writer *w, int64_t v) { put_uv(w, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63)); }
+
+static Py_ssize_t encode_key(const State *s, uint8_t *buf)
+{
+    Writer w = {buf};
+    *w.p++ = s->np;
+    *w.p++ = s->base;
+    *w.p++ = s->day;
+    *w.p++ = s->phase;
+    put_sv(&w, s->attacker);
+    put_sv(&w, s->winner);
+    put_sv(&w, s->fault_player);
+    put_sv(&w, s->next_def);
+    put_sv(&w, s->attacker_card);
+    *w.p++ = s->answered;
+    *w.p++ = s->eligible;
+    put_uv(&w, (uint64_t)s->max_days);
+    put_uv(&w, (uint64_t)s->days_played);
+    for (int p = 0; p < s->np; p++) {
+        put_sv(&w, s->def_card[p]);
+        put_sv(&w, s->buy_choice[p]);
+        put_sv(&w, s->invest[p]);
+    }
+    for (int c = 1; c <= MAX_SHOP_ID(s); c++)
+        put_uv(&w, (uint64_t)s->shop[c]);
+    for (int p = 0; p < s->np; p++) {
+        const Player *pl = &s->pl[p];
+        put_sv(&w, pl->coins);
+        put_sv(&w, pl->buys);
+        *w.p++ = (uint8_t)pl->n;
+        for (int i = 0; i < pl->n; i++) {
+            *w.p++ = pl->id[i];
+            *w.p++ = pl->uses[i];
+        }
+    }
+    return w.p - buf;
+}
+
+static PyObject *Game_key(GameObject *g, PyObject *unused)
+{
+    uint8_t buf[sizeof(State) * 2];
+    Py_ssize_t n = encode_key(&g->s, buf);
+    return PyBytes_FromStringAndSize((const char *)buf, n);
+}
+
+static PyObject *Game_richcompare(PyObject *a, PyObject *b, int op)
+{
+    if ((op != Py_EQ && op != Py_NE) || !PyObject_TypeCheck(b, Py_TYPE(a)))
+        Py_RETURN_NOTIMPLEMENTED;
+    uint8_t ka[sizeof(State) * 2], kb[sizeof(State) * 2];
+    Py_ssize_t na = encode_key(&((GameObject *)a)->s, ka);
+    Py_ssize_t nb = encode_key(&((GameObject *)b)->s, kb);
+    int eq = na == nb && memcmp(ka, kb, (size_t)na) == 0;
+    return PyBool_FromLong(op == Py_EQ ? eq : !eq);
+}
+
+static PyObject *Game_coins(GameObject *g, PyObject *arg)
+{
+    int p;
+    if (check_player(g, arg, &p) < 0)
+        return NULL;
+    return PyLong_FromLongLong(g->s.pl[p].coins);
+}
+
+static PyObject *Game_buys(GameObject *g, PyObject *arg)
+{
+    int p;
+    if (check_player(g, arg, &p) < 0)
+        return NULL;
+    return PyLong_FromLong(g->s.pl[p].buys);
+}
+
+static PyObject *Game_points(GameObject *g, PyObject *arg)
+{
+    int p;
+    if (check_player(g, arg, &p) < 0)
+        return NULL;
+    return PyLong_FromLong(points_of(&g->s.pl[p]));
+}
+
+static PyObject *Game_alive(GameObject *g, PyObject *arg)
+{
+    int p;
+    if (check_player(g, arg, &p) < 0)
+        return NULL;
+    return PyBool_FromLong(alive(&g->s, p));
+}
+
+static PyObject *Game_cards(GameObject *g, PyObject *arg)
+{
+    int p;
+    if (check_player(g, arg, &p) < 0)
+        return NULL;
+    const Player *pl = &g->s.pl[p];
+    PyObject *t = PyTuple_New(pl->n);
+    if (!t)
+        return NULL;
+    for (int i = 0; i < pl->n; i++) {
+        PyObject *pair = Py_BuildValue("(ii)", pl->id[i], pl->uses[i]);
+        if (!pair) {
+            Py_DECREF(t);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(t, i, pair);
+    }
+    return t;
+}
+
+static PyObject *count_dict(const State *s, const int32_t *counts)
+{
+    PyObject *d = PyDict_New();
+    if (!d)
+        return NULL;
+    for (int c = 1; c <= MAX_SHOP_ID(s); c++) {
+        PyObject *k = PyLong_FromLong(c), *v = PyLong_FromLong(counts[c]);
+        int r = (k && v) ? PyDict_SetItem(d, k, v) : -1;
+        Py_XDECREF(k);
+        Py_XDECREF(v);
+        if (r < 0) {
+            Py_DECREF(d);
+            return NULL;
+        }
+    }
+    return d;
+}
+
+static PyObject *Game_shop(GameObject *g, PyObject *u) { return count_dict(&g->s, g->s.shop); }
+static PyObject *Game_removed(GameObject *g, PyObject *u) { return count_dict(&g->s, g->s.removed); }
+static PyObject *Game_lost(GameObject *g, PyObject *u) { return count_dict(&g->s, g->s.lost); }
+
+/* ---- to_wire */
+
+static int set_item(PyObject *d, PyObject *k, PyObject *v)
+{
+    if (!v)
+        return -1;
+    int r = PyDict_SetItem(d, k, v);
+    Py_DECREF(v);
+    return r;
+}
+
+static PyObject *phase_dict(GameObject *g)
+{
+    const State *s = &g->s;
+    PyObject *d = PyDict_New();
+    if (!d)
+        return NULL;
+    int r = 0;
+    switch (s->phase) {
+    case INVESTING:
+        r = PyDict_SetItem(d, s_name, s_investing);
+        break;
+    case ATTACKING:
+    case DEFENDING:
+        r = PyDict_SetItem(d, s_name, s_attacking);
+        if (!r)
+            r = set_item(d, s_attacker, PyLong_FromLong(s->attacker));
+        if (!r)
+            r = set_item(d, s_attacker_card,
+                         s->phase == DEFENDING ? PyLong_FromLong(s->attacker_card) : Py_NewRef(Py_False));
+        break;
+    case BUY:
+        r = PyDict_SetItem(d, s_name, s_buy);
+        break;
+    case END:
+        r = PyDict_SetItem(d, s_name, s_end);
+        if (!r)
+            r = set_item(d, s_winner, s->winner < 0 ? Py_NewRef(Py_False) : PyLong_FromLong(s->winner));
+        break;
+    case FAULT:
+        r = PyDict_SetItem(d, s_name, s_fault);
+        if (!r)
+            r = set_item(d, s_forfiet, PyLong_FromLong(s->fault_player));
+        if (!r)
+            r = PyDict_SetItem(d, s_reason, g->fault_reason ? g->fault_reason : s_fault);
+        break;
+    }
+    if (r < 0) {
+        Py_DECREF(d);
+        return NULL;
+    }
+    return d;
+}
+
+static PyObject *player_dict(const Player *pl)
+{
+    PyObject *d = PyDict_New(), *cards = NULL;
+    if (!d)
+        return NULL;
+    if (set_item(d, s_coins, PyLong_FromLongLong(pl->coins)) < 0 ||
+        set_item(d, s_buys, PyLong_FromLong(pl->buys)) < 0 || !(cards = PyList_New(pl->n)))
+        goto fail;
+    for (int i = 0; i < pl->n; i++) {
+        PyObject *c = PyDict_New();
+        if (!c)
+            goto fail;
+        PyList_SET_ITEM(cards, i, c);
+        if (PyDict_SetItem(c, s_name, card_names[pl->id[i]]) < 0 ||
+            set_item(c, s_uses, PyLong_FromLong(pl->uses[i])) < 0)
+            goto fail;
+    }
+    if (set_item(d, s_cards, cards) < 0) {
+        cards = NULL;
+        goto fail;
+    }
+    return d;
+fail:
+    Py_XDECREF(cards);
+    Py_DECREF(d);
+    return NULL;
+}
+
+static PyObject *Game_to_wire(GameObject *g, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    PyObject *player = Py_None;
+    Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    if (nargs + nkw > 1) {
+        PyErr_SetString(PyExc_TypeError, "to_wire(player=None) takes at most 1 argument");
+        return NULL;
+    }
+    if (nargs == 1)
+        player = args[0];
+    else if (nkw == 1) {
+        if (PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, 0), "player") != 0) {
+            PyErr_SetString(PyExc_TypeError, "to_wire() got an unexpected keyword argument");
+            return NULL;
+        }
+        player = args[0];
+    }
+    int p = -1;
+    if (player != Py_None && check_player(g, player, &p) < 0)
+        return NULL;
+    const State *s = &g->s;
+    PyObject *d = PyDict_New(), *shop = NULL, *players = NULL;
+    if (!d)
+        return NULL;
+    if (set_item(d, s_day, PyLong_FromLong(s->day)) < 0 || set_item(d, s_phase, phase_dict(g)) < 0)
+        goto fail;
+    if (!(shop = PyDict_New()))
+        goto fail;
+    for (int c = 1; c <= MAX_SHOP_ID(s); c++)
+        if (set_item(shop, card_names[c], PyLong_FromLong(s->shop[c])) < 0)
+            goto fail;
+    if (set_item(d, s_shop, shop) < 0) {
+        shop = NULL;
+        goto fail;
+    }
+    shop = NULL;
+    if (!(players = PyList_New(s->np)))
+        goto fail;
+    for (int q = 0; q < s->np; q++) {
+        PyObject *pd = player_dict(&s->pl[q]);
+        if (!pd)
+            goto fail;
+        PyList_SET_ITEM(players, q, pd);
+    }
+    if (set_item(d, s_players, players) < 0) {
+        players = NULL;
+        goto fail;
+    }
+    players = NULL;
+    if (p >= 0 && set_item(d, s_player, PyLong_FromLong(p)) < 0)
+        goto fail;
+    return d;
+fail:
+    Py_XDECREF(shop);
+    Py_XDECREF(players);
+    Py_DECREF(d);
+    return NULL;
+}
+
+/* ---- playout */
+
+static PyObject *Game_playout(GameObject *g, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"seed", "policy", NULL};
+    PyObject *seed_obj, *policy = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O", kwlist, &seed_obj, &policy))
+        return NULL;
+    uint64_t seed = PyLong_AsUnsignedLongLongMask(seed_obj);
+    if (seed == (uint64_t)-1 && PyErr_Occurred())
+        return NULL;
+    int pol[MAXP] = {0, 0, 0, 0};
+    if (policy && PyLong_Check(policy)) {
+        long v = PyLong_AsLong(policy);
+        if (v != 0 && v != 1) {
+            PyErr_Format(PyExc_ValueError, "policy must be 0 or 1, not %ld", v);
+            return NULL;
+        }
+        for (int p = 0; p < MAXP; p++)
+            pol[p] = (int)v;
+    } else if (policy) {
+        PyObject *seq = PySequence_Fast(policy, "policy must be 0, 1 or a sequence of them per player");
+        if (!seq)
+            return NULL;
+        if (PySequence_Fast_GET_SIZE(seq) != g->s.np) {
+            Py_DECREF(seq);
+            PyErr_Format(PyExc_ValueError, "policy sequence needs %d entries", g->s.np);
+            return NULL;
+        }
+        for (int p = 0; p < g->s.np; p++) {
+            long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, p));
+            if ((v == -1 && PyErr_Occurred()) || (v != 0 && v != 1)) {
+                Py_DECREF(seq);
+                if (!PyErr_Occurred())
+                    PyErr_Format(PyExc_ValueError, "policy must be 0 or 1, not %ld", v);
+                return NULL;
+            }
+            pol[p] = (int)v;
+        }
+        Py_DECREF(seq);
+    }
+    g->decisions += run_playout(&g->s, seed, pol);
+    return PyLong_FromLong(g->s.phase == END ? g->s.winner : -1);
+}
+
+/* ---- _restore: the low-level constructor behind engine.Game.from_wire */
+
+static int get_i64(PyObject *o, const char *what, int64_t lo, int64_t hi, int64_t *out)
+{
+    long long v = PyLong_AsLongLong(o);
+    if (v == -1 && PyErr_Occurred())
+        return -1;
+    if (v < lo || v > hi) {
+        PyErr_Format(PyExc_ValueError, "%s out of range: %lld", what, v);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+/*
+ * _restore(n_players, base, day, phase, max_days, days_played, shop, players,
+ *          attacker, attacker_card, winner, fault_player, fault_reason,
+ *          next_def, eligible, def_cards)
+ * shop: counts for ids 1..8 or 1..13; players: ((coins, buys, ((id, uses), ...)), ...);
+ * def_cards: a card index or -1 per player. Values are validated by the caller;
+ * this checks only what would break the engine's invariants.
+ */
+static PyObject *Game_restore(PyObject *cls, PyObject *args)
+{
+    int np, base, day, phase, max_days, days_played, attacker, attacker_card, winner, fplayer,
+        next_def, eligible;
+    PyObject *shop, *players, *freason, *def_cards;
+    if (!PyArg_ParseTuple(args, "iiiiiiO!O!iiiiOiiO!", &np, &base, &day, &phase, &max_days,
+                          &days_played, &PyTuple_Type, &shop, &PyTuple_Type, &players, &attacker,
+                          &attacker_card, &winner, &fplayer, &freason, &next_def, &eligible,
+                          &PyTuple_Type, &def_cards))
+        return NULL;
+    if (np < 2 || np > MAXP || day < 1 || day > 3 || phase < 0 || phase > FAULT || max_days < 0 ||
+        days_played < 0 || PyTuple_GET_SIZE(players) != np || PyTuple_GET_SIZE(def_cards) != np) {
+        PyErr_SetString(PyExc_ValueError, "inconsistent state");
+        return NULL;
+    }
+    GameObject *g = new_game((PyTypeObject *)cls);
+    if (!g)
+        return NULL;
+    State *s = &g->s;
+    memset(s, 0, sizeof *s);
+    s->np = (uint8_t)np;
+    s->base = (uint8_t)(base != 0);
+    s->day = (uint8_t)day;
+    s->phase = (uint8_t)phase;
+    s->max_days = max_days;
+    s->days_played = days_played;
+    s->attacker = (int8_t)attacker;
+    s->attacker_card = (int16_t)attacker_card;
+    s->winner = (int8_t)winner;
+    s->fault_player = (int8_t)fplayer;
+    s->next_def = (int8_t)next_def;
+    s->eligible = (uint8_t)eligible;
+    for (int p = 0; p < MAXP; p++)
+        s->buy_choice[p] = NO_CHOICE;
+    int nshop = MAX_SHOP_ID(s);
+    int64_t v, total = 0;
+    if (PyTuple_GET_SIZE(shop) != nshop) {
+        PyErr_Format(PyExc_ValueError, "shop needs %d counts", nshop);
+        goto fail;
+    }
+    for (int c = 1; c <= nshop; c++) {
+        if (get_i64(PyTuple_GET_ITEM(shop, c - 1), "shop count", 0, MAXC, &v) < 0)
+            goto fail;
+        s->shop[c] = (int32_t)v;
+        total += v;
+    }
+    for (int p = 0; p < np; p++) {
+        PyObject *t = PyTuple_GET_ITEM(players, p), *cards;
+        if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 3 || !PyTuple_Check(cards = PyTuple_GET_ITEM(t, 2))) {
+            PyErr_SetString(PyExc_ValueError, "player must be (coins, buys, cards)");
+            goto fail;
+        }
+        Player *pl = &s->pl[p];
+        if (get_i64(PyTuple_GET_ITEM(t, 0), "coins", 0, COIN_CAP, &pl->coins) < 0 ||
+            get_i64(PyTuple_GET_ITEM(t, 1), "buys", 0, INT32_MAX / 2, &v) < 0)
+            goto fail;
+        pl->buys = (int32_t)v;
+        Py_ssize_t n = PyTuple_GET_SIZE(cards);
+        if (n + total > MAXC) {
+            PyErr_Format(PyExc_ValueError, "player %d: %zd cards plus %lld in the shop exceed %d", p,
+                         n, (long long)total, MAXC);
+            goto fail;
+        }
+        pl->n = (int32_t)n;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            PyObject *cu = PyTuple_GET_ITEM(cards, i);
+            int64_t id, uses;
+            if (!PyTuple_Check(cu) || PyTuple_GET_SIZE(cu) != 2) {
+                PyErr_SetString(PyExc_ValueError, "card must be (id, uses)");
+                goto fail;
+            }
+            if (get_i64(PyTuple_GET_ITEM(cu, 0), "card id", 0, nshop, &id) < 0 ||
+                get_i64(PyTuple_GET_ITEM(cu, 1), "uses", 0, 255, &uses) < 0)
+                goto fail;
+            pl->id[i] = (uint8_t)id;
+            pl->uses[i] = (uint8_t)uses;
+        }
+        int64_t dc;
+        if (get_i64(PyTuple_GET_ITEM(def_cards, p), "defending card", -1, n - 1 < 0 ? -1 : n - 1, &dc) < 0)
+            goto fail;
+        s->def_card[p] = (int16_t)dc;
+    }
+    if ((phase == ATTACKING || phase == DEFENDING) && (attacker < 0 || attacker >= np)) {
+        PyErr_SetString(PyExc_ValueError, "attacker out of range");
+        goto fail;
+    }
+    if (phase == DEFENDING &&
+        (attacker_card < 1 || attacker_card >= s->pl[attacker].n || next_def < 0 || next_def >= np ||
+         !(eligible & (1 << next_def)))) {
+        PyErr_SetString(PyExc_ValueError, "inconsistent defending state");
+        goto fail;
+    }
+    if (phase == FAULT) {
+        if (!PyUnicode_Check(freason)) {
+            PyErr_SetString(PyExc_ValueError, "fault reason must be a str");
+            goto fail;
+        }
+        g->fault_reason = Py_NewRef(freason);
+    }
+    return (PyObject *)g;
+fail:
+    Py_DECREF(g);
+    return NULL;
+}
+
+static PyMethodDef Game_methods[] = {
+    {"pending", (PyCFunction)Game_pending, METH_NOARGS,
+     "Players whose answer the current step waits for, in index order."},
+    {"legal_moves", (PyCFunction)Game_legal_moves, METH_O, "Legal moves of a pending player, else []."},
+    {"play", (PyCFunction)(void (*)(void))Game_play, METH_FASTCALL,
+     "Apply one player's move; IllegalMove (state unchanged) if illegal."},
+    {"forfeit", (PyCFunction)(void (*)(void))Game_forfeit, METH_FASTCALL,
+     "Phase becomes FAULT, everything else as it stands."},
+    {"copy", (PyCFunction)Game_copy, METH_NOARGS, "An independent copy (decisions included)."},
+    {"__copy__", (PyCFunction)Game_copy, METH_NOARGS, NULL},
+    {"__deepcopy__", (PyCFunction)Game_deepcopy, METH_O, NULL},
+    {"key", (PyCFunction)Game_key, METH_NOARGS, "Compact exact encoding of the state."},
+    {"coins", (PyCFunction)Game_coins, METH_O, NULL},
+    {"buys", (PyCFunction)Game_buys, METH_O, NULL},
+    {"points", (PyCFunction)Game_points, METH_O, NULL},
+    {"alive", (PyCFunction)Game_alive, METH_O, NULL},
+    {"cards", (PyCFunction)Game_cards, METH_O, "((card id, uses), ...) in list order."},
+    {"shop", (PyCFunction)Game_shop, METH_NOARGS, "card id -> count, set cards only."},
+    {"removed", (PyCFunction)Game_removed, METH_NOARGS, "Copies that fainted or left with an eliminated player."},
+    {"lost", (PyCFunction)Game_lost, METH_NOARGS, "Copies paid for but lost to contested buys."},
+    {"to_wire", (PyCFunction)(void (*)(void))Game_to_wire, METH_FASTCALL | METH_KEYWORDS,
+     "The spec's JSON object; \"player\" only if given."},
+    {"playout", (PyCFunction)(void (*)(void))Game_playout, METH_VARARGS | METH_KEYWORDS,
+     "Play to the end in place; returns the winner or -1."},
+    {"_restore", (PyCFunction)Game_restore, METH_VARARGS | METH_CLASS, NULL},
+    {NULL},
+};
+
+static PyTypeObject GameType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "protocol._engine.Game",
+    .tp_basicsize = sizeof(GameObject),
+    .tp_dealloc = (destructor)Game_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_doc = "An Economancy game at a decision point (or over).",
+    .tp_richcompare = Game_richcompare,
+    .tp_hash = PyObject_HashNotImplemented,
+    .tp_methods = Game_methods,
+    .tp_getset = Game_getset,
+    .tp_init = (initproc)Game_init,
+    .tp_new = PyType_GenericNew,
+};
+
+/* ---- module */
+
+static PyObject *card_table(PyObject *m, PyObject *unused)
+{
+    PyObject *t = PyTuple_New(NCARDS);
+    if (!t)
+        return NULL;
+    for (int c = 0; c < NCARDS; c++) {
+        const CardInfo *ci = &CARDS[c];
+        PyObject *row = Py_BuildValue(
+            "{s:s,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:(iii),s:O,s:(iii)}", "name", ci->name, "cost",
+            ci->cost, "atk", ci->atk, "def", ci->def, "per_player", ci->per_player, "points",
+            ci->points, "attacks", ci->attacks, "defends", ci->defends, "defend_coins",
+            ci->defend_coins, "coins", ci->coins[1], ci->coins[2], ci->coins[3], "bean",
+            ci->bean ? Py_True : Py_False, "buys", ci->buys[1], ci->buys[2], ci->buys[3]);
+        if (!row) {
+            Py_DECREF(t);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(t, c, row);
+    }
+    return t;
+}
+
+static PyObject *reason_get(PyObject *self, PyObject *exc)
+{
+    PyObject *args = PyObject_GetAttrString(exc, "args");
+    if (!args)
+        return NULL;
+    PyObject *r = PyTuple_Check(args) && PyTuple_GET_SIZE(args) > 0 ? Py_NewRef(PyTuple_GET_ITEM(args, 0))
+                                                                    : PyUnicode_FromString("");
+    Py_DECREF(args);
+    return r;
+}
+
+static PyMethodDef reason_def = {"reason", reason_get, METH_O, NULL};
+
+static PyMethodDef module_methods[] = {
+    {"card_table", card_table, METH_NOARGS, "The C card table, to check it against protocol.cards."},
+    {NULL},
+};
+
+static struct PyModuleDef engine_module = {
+    .m_base = PyModuleDef_HEAD_INIT,
+    .m_name = "protocol._engine",
+    .m_doc = "The Economancy rules engine (C core).",
+    .m_size = -1,
+    .m_methods = module_methods,
+};
+
+static PyObject *make_illegal_move(void)
+{
+    PyObject *dict = PyDict_New(), *fget = NULL, *prop = NULL, *cls = NULL;
+    if (!dict)
+        return NULL;
+    if (!(fget = PyCFunction_New(&reason_def, NULL)))
+        goto done;
+    if (!(prop = PyObject_CallOneArg((PyObject *)&PyProperty_Type, fget)))
+        goto done;
+    if (PyDict_SetItemString(dict, "reason", prop) < 0)
+        goto done;
+    {
+        PyObject *doc = PyUnicode_FromString(
+            "An illegal move; .reason is the readable reason, worded like the original's.");
+        if (!doc || PyDict_SetItemString(dict, "__doc__", doc) < 0) {
+            Py_XDECREF(doc);
+            goto done;
+        }
+        Py_DECREF(doc);
+    }
+    cls = PyErr_NewException("protocol.engine.IllegalMove", PyExc_ValueError, dict);
+done:
+    Py_XDECREF(fget);
+    Py_XDECREF(prop);
+    Py_DECREF(dict);
+    return cls;
+}
+
+PyMODINIT_FUNC PyInit__engine(void)
+{
+    if (PyType_Ready(&GameType) < 0)
+        return NULL;
+    PyObject *m = PyModule_Create(&engine_module);
+    if (!m)
+        return NULL;
+    for (int c = 0; c < NCARDS; c++)
+        if (!(card_names[c] = PyUnicode_InternFromString(CARDS[c].name)))
+            goto fail;
+#define INTERN(var, text) if (!(var = PyUnicode_InternFromString(text))) goto fail
+    INTERN(s_day, "day");
+    INTERN(s_phase, "phase");
+    INTERN(s_shop, "shop");
+    INTERN(s_players, "players");
+    INTERN(s_player, "player");
+    INTERN(s_coins, "coins");
+    INTERN(s_buys, "buys");
+    INTERN(s_cards, "cards");
+    INTERN(s_name, "name");
+    INTERN(s_uses, "uses");
+    INTERN(s_attacker, "attacker");
+    INTERN(s_attacker_card, "attacker_card");
+    INTERN(s_winner, "winner");
+    INTERN(s_forfiet, "forfiet");
+    INTERN(s_reason, "reason");
+    INTERN(s_investing, "investing");
+    INTERN(s_attacking, "attacking");
+    INTERN(s_buy, "buy");
+    INTERN(s_end, "end");
+    INTERN(s_fault, "fault");
+#undef INTERN
+    if (!(IllegalMove = make_illegal_move()))
+        goto fail;
+    Py_INCREF(IllegalMove);
+    if (PyModule_AddObject(m, "IllegalMove", IllegalMove) < 0)
+        goto fail;
+    Py_INCREF(&GameType);
+    if (PyModule_AddObject(m, "Game", (PyObject *)&GameType) < 0)
+        goto fail;
+    if (PyModule_AddIntConstant(m, "MAX_CARDS", MAXC) < 0 || PyModule_AddIntConstant(m, "PASS", PASS) < 0)
+        goto fail;
+    return m;
+fail:
+    Py_DECREF(m);
+    return NULL;
+}

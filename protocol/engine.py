@@ -1,0 +1,268 @@
+"""The Economancy rules engine: the typed Python face of the C core.
+
+Everything that plays or searches works on :class:`Game` and plain ints
+(docs/architecture.md, "The engine contract"). The rules live in
+``protocol/_engine.c``; this module adds what belongs to the wire: rebuilding
+a game from a received state (:meth:`Game.from_wire`) and converting moves
+(:func:`move_to_wire`, :func:`move_from_wire`).
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from protocol import _engine
+from protocol.cards import CARDS, NAME_TO_ID, NAMES, PASS, PASS_NAME, SIMPLE, BASE, STIPEND
+
+__all__ = [
+    "Game",
+    "IllegalMove",
+    "INVESTING",
+    "ATTACKING",
+    "DEFENDING",
+    "BUY",
+    "END",
+    "FAULT",
+    "PASS",
+    "PHASE_NAMES",
+    "move_to_wire",
+    "move_from_wire",
+]
+
+INVESTING = 0
+ATTACKING = 1  # the attacker chooses a card, or 0 to stop
+DEFENDING = 2  # the next defender chooses a card
+BUY = 3
+END = 4
+FAULT = 5
+PHASE_NAMES = ("investing", "attacking", "defending", "buy", "end", "fault")
+
+IllegalMove: type[ValueError] = _engine.IllegalMove
+"""An illegal move (a ValueError); ``.reason`` is worded like the original's."""
+
+_SIMPLE_NAMES = frozenset(NAMES[i] for i in SIMPLE)
+_BASE_NAMES = frozenset(NAMES[i] for i in BASE)
+
+
+class Game(_engine.Game):
+    """An Economancy game, always at a decision point or over.
+
+    ``Game(n_players, base=False, max_days=100)`` starts on day 1 after income
+    (3 coins, 1 buy each), phase INVESTING. Read-only properties: n_players,
+    base, day, phase, max_days, days_played, attacker, attacker_card, winner,
+    fault, is_over, decisions. Methods (all in C): pending(), legal_moves(p),
+    play(p, move), forfeit(p, reason), copy(), key(), coins(p), buys(p),
+    cards(p), points(p), alive(p), shop(), removed(), lost(), to_wire(player),
+    playout(seed, policy).
+
+    ``key()`` encodes everything that decides the rest of the game (including
+    hidden answers already given), not the removed()/lost() bookkeeping;
+    ``==`` compares keys. ``copy()`` starts its own ``decisions`` count at 0
+    (no move has been applied to the new object). ``playout`` also accepts
+    a sequence with one policy per player. Coins saturate at 2**62, far beyond
+    any sensible game (Magic Bean Stock compounds).
+    """
+
+    __slots__ = ()
+
+    @staticmethod
+    def from_wire(d: dict, days_played: int = 0, max_days: int = 100) -> "Game":
+        """Rebuild a Game from a received state (raises ValueError if malformed).
+
+        The set (simple or base) comes from the shop's keys. The wire does not
+        carry ``days_played`` or ``max_days``; bots that need them count days
+        themselves. Hidden answers (investments, buys) are never on the wire:
+        an INVESTING or BUY state is rebuilt with nobody having answered yet.
+
+        A DEFENDING state does not say which cards the defenders asked before
+        the receiving player chose. Players after it in index order who can
+        defend are still to answer (exact). For an earlier player we guess: it
+        is taken to have defended if it holds a defending card with uses > 0,
+        and its choice is the most plausible such card, the one with the
+        highest defense (then attack, then the leftmost); otherwise it is
+        taken to be unable to defend (eliminated when the fight resolves).
+        Without a "player" key, nobody is taken to have answered yet.
+        """
+        return _from_wire(d, days_played, max_days)
+
+
+def move_to_wire(game: Game, move: int) -> int | str:
+    """The JSON value a player sends for an engine move (inside its array)."""
+    if game.phase == BUY:
+        return PASS_NAME if move == PASS else NAMES[move]
+    return move
+
+
+def move_from_wire(game: Game, value: Any) -> int:
+    """The engine move for a value a player sent; IllegalMove for a wrong type
+    or an unknown card name. Legality proper is left to :meth:`Game.play`."""
+    phase = game.phase
+    if phase in (INVESTING, ATTACKING, DEFENDING):
+        if type(value) is int and value >= 0:  # bool and float are not moves
+            return value
+        raise IllegalMove(f"bad move: {_show(value)}")
+    if phase == BUY:
+        if not isinstance(value, str):
+            raise IllegalMove(f"bad move: {_show(value)}")
+        if value == PASS_NAME:
+            return PASS
+        card = NAME_TO_ID.get(value)
+        if card is None:
+            raise IllegalMove("unrecognized card name")
+        return card
+    raise IllegalMove("the game is over")
+
+
+def _show(value: Any) -> str:
+    try:
+        return json.dumps(value)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+# --------------------------------------------------------------------- from_wire
+
+
+def _int(v: Any, what: str, lo: int = 0, hi: int | None = None) -> int:
+    if type(v) is not int:
+        raise ValueError(f"{what} must be an integer, not {v!r}")
+    if v < lo or (hi is not None and v > hi):
+        bound = f"{lo}..{hi}" if hi is not None else f">= {lo}"
+        raise ValueError(f"{what} must be {bound}, not {v}")
+    return v
+
+
+def _dict(v: Any, what: str) -> dict:
+    if not isinstance(v, dict):
+        raise ValueError(f"{what} must be an object, not {type(v).__name__}")
+    return v
+
+
+def _list(v: Any, what: str) -> list:
+    if not isinstance(v, list):
+        raise ValueError(f"{what} must be an array, not {type(v).__name__}")
+    return v
+
+
+def _key(d: dict, k: str, what: str) -> Any:
+    if k not in d:
+        raise ValueError(f"{what} lacks {k!r}")
+    return d[k]
+
+
+def _from_wire(d: Any, days_played: int, max_days: int) -> Game:
+    d = _dict(d, "state")
+    day = _int(_key(d, "day", "state"), "day", 1, 3)
+    shop_d = _dict(_key(d, "shop", "state"), "shop")
+    names = frozenset(shop_d)
+    if names == _SIMPLE_NAMES:
+        base = False
+    elif names == _BASE_NAMES:
+        base = True
+    else:
+        raise ValueError(f"shop must list exactly the simple or the base set, not {sorted(shop_d)}")
+    ids = BASE if base else SIMPLE
+    shop = tuple(_int(shop_d[NAMES[c]], f"shop count of {NAMES[c]}") for c in ids)
+
+    players_l = _list(_key(d, "players", "state"), "players")
+    if not 2 <= len(players_l) <= 4:
+        raise ValueError(f"a game has 2 to 4 players, not {len(players_l)}")
+    n = len(players_l)
+    players = []
+    for i, pd in enumerate(players_l):
+        pd = _dict(pd, f"player {i}")
+        coins = _int(_key(pd, "coins", f"player {i}"), f"player {i} coins", 0, 2**62)
+        buys = _int(_key(pd, "buys", f"player {i}"), f"player {i} buys", 0, 2**30)
+        cards = []
+        for k, cd in enumerate(_list(_key(pd, "cards", f"player {i}"), f"player {i} cards")):
+            cd = _dict(cd, f"player {i} card {k}")
+            name = _key(cd, "name", f"player {i} card {k}")
+            cid = NAME_TO_ID.get(name) if isinstance(name, str) else None
+            if cid is None or (cid != STIPEND and cid not in ids):
+                raise ValueError(f"player {i} card {k}: {name!r} is not a card of this game")
+            uses = _int(_key(cd, "uses", f"player {i} card {k}"), f"player {i} card {k} uses", 0, 255)
+            cards.append((cid, uses))
+        players.append((coins, buys, tuple(cards)))
+
+    me = d.get("player")
+    if me is not None:
+        me = _int(me, "player", 0, n - 1)
+
+    phase_d = _dict(_key(d, "phase", "state"), "phase")
+    pname = _key(phase_d, "name", "phase")
+    attacker = attacker_card = winner = fault_player = next_def = -1
+    fault_reason: str | None = None
+    eligible = 0
+    def_cards = [-1] * n
+    if pname == "investing":
+        phase = INVESTING
+        if not any(p[2] for p in players):
+            raise ValueError("investing state with nobody in the game")
+    elif pname == "buy":
+        phase = BUY
+        if not any(p[1] > 0 and p[2] for p in players):
+            raise ValueError("buy state where nobody has buys left")
+    elif pname == "attacking":
+        attacker = _int(_key(phase_d, "attacker", "phase"), "attacker", 0, n - 1)
+        if not players[attacker][2]:
+            raise ValueError(f"attacker {attacker} is out of the game")
+        ac = _key(phase_d, "attacker_card", "phase")
+        if ac is False:
+            phase = ATTACKING
+        else:
+            phase = DEFENDING
+            attacker_card = _int(ac, "attacker_card", 1, len(players[attacker][2]) - 1)
+            next_def, eligible, def_cards = _infer_defenders(players, attacker, me)
+    elif pname == "end":
+        phase = END
+        w = _key(phase_d, "winner", "phase")
+        winner = -1 if w is False else _int(w, "winner", 0, n - 1)
+    elif pname == "fault":
+        phase = FAULT
+        fault_player = _int(_key(phase_d, "forfiet", "phase"), "forfiet", 0, n - 1)
+        fault_reason = _key(phase_d, "reason", "phase")
+        if not isinstance(fault_reason, str):
+            raise ValueError("fault reason must be a string")
+    else:
+        raise ValueError(f"unknown phase {pname!r}")
+    _int(days_played, "days_played")
+    _int(max_days, "max_days")
+    return Game._restore(
+        n, base, day, phase, max_days, days_played, shop, tuple(players), attacker,
+        attacker_card, winner, fault_player, fault_reason, next_def, eligible, tuple(def_cards),
+    )
+
+
+def _can_defend(cards: tuple[tuple[int, int], ...]) -> bool:
+    return any(CARDS[c].can_defend and u < CARDS[c].defends for c, u in cards)
+
+
+def _infer_defenders(
+    players: list[tuple[int, int, tuple[tuple[int, int], ...]]], attacker: int, me: int | None
+) -> tuple[int, int, list[int]]:
+    """(next defender, eligible mask, chosen card per player); see Game.from_wire."""
+    n = len(players)
+    eligible = 0
+    chosen = [-1] * n
+    for j, (_, _, cards) in enumerate(players):
+        if j == attacker or not cards:
+            continue
+        if me is not None and j < me:
+            used = [
+                (CARDS[c].def_, CARDS[c].atk, -k, k)
+                for k, (c, u) in enumerate(cards)
+                if CARDS[c].can_defend and u > 0
+            ]
+            if used:
+                eligible |= 1 << j
+                chosen[j] = max(used)[3]
+        elif _can_defend(cards):
+            eligible |= 1 << j
+    if me is not None:
+        if me == attacker or not (eligible >> me) & 1:
+            raise ValueError(f"player {me} cannot be the defender asked in this state")
+        return me, eligible, chosen
+    for j in range(n):
+        if (eligible >> j) & 1:
+            return j, eligible, chosen
+    raise ValueError("defending state where nobody can defend")
