@@ -184,6 +184,7 @@ static void end_game(State *s, int w)
     s->winner = (int8_t)w;
     s->attacker = -1;
     s->attacker_card = -1;
+    s->next_def = -1;
     s->answered = 0;
     s->eligible = 0;
     for (int p = 0; p < MAXP; p++) {
@@ -273,6 +274,7 @@ static void start_buy(State *s)
     s->answered = 0;
     s->attacker = -1;
     s->attacker_card = -1;
+    s->next_def = -1;
     s->eligible = 0;
     for (int p = 0; p < MAXP; p++) {
         s->buy_choice[p] = NO_CHOICE;
@@ -293,6 +295,7 @@ static void end_attack(State *s)
 static void next_attack(State *s)
 {
     s->attacker_card = -1;
+    s->next_def = -1;
     s->eligible = 0;
     for (int p = 0; p < MAXP; p++)
         s->def_card[p] = -1;

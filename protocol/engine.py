@@ -76,11 +76,14 @@ class Game(_engine.Game):
 
         A DEFENDING state does not say which cards the defenders asked before
         the receiving player chose. Players after it in index order who can
-        defend are still to answer (exact). For an earlier player we guess: it
-        is taken to have defended if it holds a defending card with uses > 0,
-        and its choice is the most plausible such card, the one with the
-        highest defense (then attack, then the leftmost); otherwise it is
-        taken to be unable to defend (eliminated when the fight resolves).
+        defend are still to answer (exact). An earlier player holding a
+        defending card that can still defend was certainly asked, and one with
+        no defending card in use certainly was not (it will be eliminated).
+        Otherwise (all its defending cards used up) we guess: it was asked if
+        its defending cards' uses add up to at least the attacker's (it
+        defended in every fight so far, this one included). Its choice is
+        guessed as the used defending card with the highest defense (then
+        attack, then the leftmost): exact when it has only one.
         Without a "player" key, nobody is taken to have answered yet.
         """
         return _from_wire(d, days_played, max_days)
@@ -244,6 +247,7 @@ def _infer_defenders(
     n = len(players)
     eligible = 0
     chosen = [-1] * n
+    attacks_so_far = sum(u for _, u in players[attacker][2])
     for j, (_, _, cards) in enumerate(players):
         if j == attacker or not cards:
             continue
@@ -253,7 +257,10 @@ def _infer_defenders(
                 for k, (c, u) in enumerate(cards)
                 if CARDS[c].can_defend and u > 0
             ]
-            if used:
+            if used and (
+                _can_defend(cards)
+                or sum(u for c, u in cards if CARDS[c].can_defend) >= attacks_so_far
+            ):
                 eligible |= 1 << j
                 chosen[j] = max(used)[3]
         elif _can_defend(cards):

@@ -51,6 +51,9 @@ def replay(path: Path) -> None:
         p = state["player"]
         assert game.to_wire(p) == state, f"{path.name}: line {i + 1} differs"
         assert p in game.pending(), f"{path.name}: line {i + 1}: player {p} not pending"
+        rebuilt = Game.from_wire(state, days_played=game.days_played, max_days=game.max_days)
+        assert rebuilt.to_wire(p) == state and p in rebuilt.pending()
+        assert rebuilt.legal_moves(p) == game.legal_moves(p)
         answer = lines[i + 1]
         if isinstance(answer, list) and len(answer) == 1:
             try:
