@@ -637,10 +637,16 @@ static const int BUY_ORDER[] = {2, 13, 8, 11, 7, 6, 12, 10, 1, 3, 9, 4, 5};
  *   faint; failing that, sacrifice the cheapest defending card;
  * - buy: with no defending card, the best affordable defender first;
  *   otherwise Incantation when affordable, then the fixed BUY_ORDER;
- *   never a sold-out card; pass when nothing fits.
+ *   never a sold-out card; pass when nothing fits;
+ * - one move in EXPLORE is uniformly random instead, so that playouts from
+ *   one state differ between seeds (search bots average over them) and
+ *   two heuristic players do not mirror each other into a draw.
  */
+#define EXPLORE 16
 static int64_t heuristic_move(const State *s, int p, uint64_t *rng)
 {
+    if (rng_below(rng, EXPLORE) == 0)
+        return random_move(s, p, rng);
     const Player *pl = &s->pl[p];
     switch (s->phase) {
     case INVESTING: {
@@ -706,7 +712,6 @@ static int64_t heuristic_move(const State *s, int p, uint64_t *rng)
         return PASS;
     }
     }
-    (void)rng;
     return 0;
 }
 

@@ -9,7 +9,7 @@ a game from a received state (:meth:`Game.from_wire`) and converting moves
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any, Sequence
 
 from protocol import _engine
 from protocol.cards import CARDS, NAME_TO_ID, NAMES, PASS, PASS_NAME, SIMPLE, BASE, STIPEND
@@ -44,7 +44,48 @@ _SIMPLE_NAMES = frozenset(NAMES[i] for i in SIMPLE)
 _BASE_NAMES = frozenset(NAMES[i] for i in BASE)
 
 
-class Game(_engine.Game):
+if TYPE_CHECKING:
+
+    class _Core:
+        """Signatures of the C type protocol._engine.Game, for type checkers."""
+
+        def __init__(self, n_players: int, base: bool = False, max_days: int = 100) -> None: ...
+        n_players: int
+        base: bool
+        day: int
+        phase: int
+        max_days: int
+        days_played: int
+        attacker: int | None
+        attacker_card: int | None
+        winner: int | None
+        fault: tuple[int, str] | None
+        is_over: bool
+        decisions: int
+        def pending(self) -> tuple[int, ...]: ...
+        def legal_moves(self, player: int) -> list[int]: ...
+        def play(self, player: int, move: int) -> None: ...
+        def forfeit(self, player: int, reason: str) -> None: ...
+        def copy(self) -> "Game": ...
+        def key(self) -> bytes: ...
+        def coins(self, p: int) -> int: ...
+        def buys(self, p: int) -> int: ...
+        def cards(self, p: int) -> tuple[tuple[int, int], ...]: ...
+        def points(self, p: int) -> int: ...
+        def alive(self, p: int) -> bool: ...
+        def shop(self) -> dict[int, int]: ...
+        def removed(self) -> dict[int, int]: ...
+        def lost(self) -> dict[int, int]: ...
+        def to_wire(self, player: int | None = None) -> dict[str, Any]: ...
+        def playout(self, seed: int, policy: int | Sequence[int] = 0) -> int: ...
+        @classmethod
+        def _restore(cls, *fields: Any) -> "Game": ...
+
+else:
+    _Core = _engine.Game
+
+
+class Game(_Core):
     """An Economancy game, always at a decision point or over.
 
     ``Game(n_players, base=False, max_days=100)`` starts on day 1 after income
@@ -53,7 +94,8 @@ class Game(_engine.Game):
     fault, is_over, decisions. Methods (all in C): pending(), legal_moves(p),
     play(p, move), forfeit(p, reason), copy(), key(), coins(p), buys(p),
     cards(p), points(p), alive(p), shop(), removed(), lost(), to_wire(player),
-    playout(seed, policy).
+    playout(seed, policy). The rules are documented on the contract
+    (docs/architecture.md) and in protocol/_engine.c.
 
     ``key()`` encodes everything that decides the rest of the game (including
     hidden answers already given), not the removed()/lost() bookkeeping;
