@@ -1,0 +1,1 @@
+"""The referee: bot processes, one refereed game and its trace, the `driver` command."""
