@@ -27,7 +27,7 @@ def random_policy(rng: random.Random) -> Decide:
 def main(argv: Sequence[str] | None = None) -> None:
     """Entry point of `python -m bots.random_bot` and `economancy-random`."""
     options = option_parser("Economancy bot playing a uniformly random legal move.").parse_args(argv)
-    run(random_policy(random.Random(options.seed)))
+    run(random_policy(random.Random(options.seed)), max_days=options.max_days)
 
 
 if __name__ == "__main__":

@@ -13,10 +13,12 @@ holds only its policy:
     if __name__ == "__main__":
         run(decide)
 
-The wire does not say how many days have been played, which a bot needs
-to see the `max_days` horizon; the SDK counts day changes across the
-messages of a game and resets the count at each game's end, so one
-process can play any number of games in a row.
+The wire does not say how many days have been played nor after how many
+the game stops, which a bot needs to see the horizon: the SDK counts day
+changes across the messages of a game (resetting the count at each
+game's end, so one process can play any number of games in a row) and
+takes `max_days` from the bot's `--max-days` option (default 100, the
+drivers' default).
 
 Start-up time is part of every game a bot plays, so this module imports
 only the engine and orjson (no pydantic, no numpy).
@@ -82,8 +84,10 @@ class Session:
         decide: Decide,
         on_game_start: GameHook | None = None,
         on_game_end: GameHook | None = None,
+        max_days: int = 100,
     ) -> None:
         self.decide = decide
+        self.max_days = max_days
         self.on_game_start = on_game_start
         self.on_game_end = on_game_end
         self.days = DayCounter()
@@ -99,7 +103,7 @@ class Session:
             self._finish(state, me)
             return None
         days_played = self.days.see(_day(state))
-        game = _rebuild(state, days_played)
+        game = _rebuild(state, days_played, self.max_days)
         if me not in game.pending():
             raise BadMessage(f"player {me} is asked for a move but has none to make in this state")
         if not self.in_game:
@@ -115,7 +119,7 @@ class Session:
         self.in_game = False
         self.games_finished += 1
         if self.on_game_end is not None:
-            self.on_game_end(_rebuild(state, days_played), me)
+            self.on_game_end(_rebuild(state, days_played, self.max_days), me)
 
 
 def serve(session: Session, lines: Iterable[bytes], out: BinaryIO, err: BinaryIO | None = None) -> None:
@@ -142,14 +146,18 @@ def run(
     *,
     on_game_start: GameHook | None = None,
     on_game_end: GameHook | None = None,
+    max_days: int = 100,
 ) -> None:
     """Play on stdin/stdout with `decide` until the driver closes stdin.
+
+    `max_days` is the game's day limit as the bot was told it (the wire
+    does not carry it); pass the parsed `--max-days` option.
 
     Returns normally at end of input. If the driver goes away while the bot
     is answering (broken pipe), returns quietly too: the game is over for
     this bot either way, and a traceback would only clutter the driver's log.
     """
-    session = Session(decide, on_game_start, on_game_end)
+    session = Session(decide, on_game_start, on_game_end, max_days)
     try:
         serve(session, sys.stdin.buffer, sys.stdout.buffer)
     except BrokenPipeError:
@@ -160,7 +168,8 @@ def run(
 
 
 def option_parser(description: str | None = None, prog: str | None = None) -> argparse.ArgumentParser:
-    """An argument parser with the options every bot shares (`--seed`).
+    """An argument parser with the options every bot shares (`--seed`,
+    `--max-days`).
 
     Bots add their own options to it. Every option must be optional: the
     original driver starts a bot with no arguments at all.
@@ -171,6 +180,13 @@ def option_parser(description: str | None = None, prog: str | None = None) -> ar
         type=int,
         default=None,
         help="seed for the bot's random choices (default: a fresh one each run)",
+    )
+    parser.add_argument(
+        "--max-days",
+        type=int,
+        default=100,
+        metavar="N",
+        help="the game's day limit, if not the default 100 (the wire does not say)",
     )
     return parser
 
@@ -204,9 +220,9 @@ def _day(state: dict) -> int:
     return day
 
 
-def _rebuild(state: dict, days_played: int) -> Game:
+def _rebuild(state: dict, days_played: int, max_days: int) -> Game:
     try:
-        return Game.from_wire(state, days_played=days_played)
+        return Game.from_wire(state, days_played=days_played, max_days=max_days)
     except (ValueError, KeyError, TypeError, IndexError) as problem:
         raise BadMessage(f"not a valid game state: {problem}") from None
 
