@@ -1,0 +1,124 @@
+"""The Python API behind the `tournament` command, one call per format.
+
+Each call opens the database and the backend, plays what is missing and
+returns a TournamentResult (standings, details, `to_json()`):
+
+    from tournaments import round_robin, PlayOptions
+    res = round_robin(["random", "alice=./alice.py"], games=10, db="runs.sqlite",
+                      options=PlayOptions(max_days=30))
+    print(res.standings.names[0])
+
+BOT strings are anything `driver run` accepts. Raises TournamentError
+for bad input (nothing played), ValueError for impossible parameters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+from tournaments import elimination as _elimination
+from tournaments import round_robin as _round_robin
+from tournaments import sprt as _sprt
+from tournaments.backends import make_backend
+from tournaments.entrants import parse_entrants
+from tournaments.round_robin import TournamentResult
+from tournaments.runner import Context
+from tournaments.schedule import Seatings
+from tournaments.store import Store
+from tournaments.workers import PlayOptions
+
+DEFAULT_DB = Path("tournament.sqlite")
+
+
+@contextmanager
+def session(
+    db: str | Path | None = None,
+    *,
+    options: PlayOptions | None = None,
+    backend: str = "local",
+    concurrency: int | None = None,
+    progress: bool = False,
+) -> Iterator[Context]:
+    """An open database and backend for several calls (the ladder uses one too)."""
+    store = Store.open(DEFAULT_DB if db is None else db)
+    try:
+        be = make_backend(backend, concurrency)
+        try:
+            yield Context(store, be, options or PlayOptions(), progress)
+        finally:
+            be.close()
+    finally:
+        store.close()
+
+
+def round_robin(
+    bots: Sequence[str],
+    *,
+    players: int = 2,
+    games: int = 1,
+    seatings: Seatings = "all",
+    bootstrap: int = 200,
+    **session_args: object,
+) -> TournamentResult:
+    entrants = parse_entrants(bots)
+    with session(**session_args) as ctx:  # type: ignore[arg-type]
+        return _round_robin.round_robin(
+            ctx, entrants, players=players, games=games, seatings=seatings, bootstrap=bootstrap
+        )
+
+
+def gauntlet(
+    challenger: str,
+    field: Sequence[str],
+    *,
+    players: int = 2,
+    games: int = 1,
+    seatings: Seatings = "all",
+    bootstrap: int = 200,
+    **session_args: object,
+) -> TournamentResult:
+    entrants = parse_entrants([challenger, *field])
+    with session(**session_args) as ctx:  # type: ignore[arg-type]
+        return _round_robin.gauntlet(
+            ctx, entrants[0], entrants[1:], players=players, games=games, seatings=seatings,
+            bootstrap=bootstrap,
+        )
+
+
+def elimination(
+    bots: Sequence[str],
+    *,
+    players: int = 2,
+    games: int = 1,
+    seatings: Seatings = "all",
+    seed: int = 0,
+    echo: Callable[[str], None] = lambda _: None,
+    bootstrap: int = 200,
+    **session_args: object,
+) -> TournamentResult:
+    entrants = parse_entrants(bots)
+    with session(**session_args) as ctx:  # type: ignore[arg-type]
+        return _elimination.elimination(
+            ctx, entrants, players=players, games=games, seatings=seatings, seed=seed, echo=echo,
+            bootstrap=bootstrap,
+        )
+
+
+def sprt(
+    a: str,
+    b: str,
+    *,
+    elo0: float,
+    elo1: float,
+    alpha: float = 0.05,
+    beta: float = 0.05,
+    max_games: int = 20000,
+    **session_args: object,
+) -> TournamentResult:
+    ea, eb = parse_entrants([a, b])
+    with session(**session_args) as ctx:  # type: ignore[arg-type]
+        return _sprt.sprt(
+            ctx, ea, eb, elo0=elo0, elo1=elo1, alpha=alpha, beta=beta, max_games=max_games
+        )

@@ -1,0 +1,109 @@
+"""Where games run: local worker processes, or Ray tasks on a cluster.
+
+Both backends only play games and hand results back; the caller (the
+parent process) writes each to the one database as it arrives. The
+interface is three calls so the runner can keep a bounded number of
+games in flight and stop submitting at any moment (SPRT, Ctrl-C).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Collection
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor
+from concurrent.futures import wait as wait_futures
+from typing import Any, Protocol
+
+from tournaments.errors import TournamentError
+from tournaments.store import GameRecord
+from tournaments.workers import Job, play
+
+
+class Backend(Protocol):
+    slots: int  # how many games to keep in flight
+
+    def submit(self, job: Job) -> Any: ...
+
+    def wait(self, handles: Collection[Any]) -> list[Any]:
+        """Block until at least one handle is done; return the done ones."""
+        ...
+
+    def result(self, handle: Any) -> GameRecord: ...
+
+    def close(self, cancel: bool = False) -> None: ...
+
+
+def default_concurrency() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+class LocalBackend:
+    """A pool of worker processes started by forkserver (never forked from
+    the parent, which holds an open SQLite connection)."""
+
+    def __init__(self, concurrency: int) -> None:
+        if concurrency < 1:
+            raise TournamentError(f"--concurrency must be at least 1, got {concurrency}")
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload(["tournaments.workers", "driver.game"])
+        self.slots = concurrency
+        self._pool = ProcessPoolExecutor(max_workers=concurrency, mp_context=ctx)
+
+    def submit(self, job: Job) -> Future[GameRecord]:
+        return self._pool.submit(play, job)
+
+    def wait(self, handles: Collection[Future[GameRecord]]) -> list[Future[GameRecord]]:
+        done, _ = wait_futures(handles, return_when=FIRST_COMPLETED)
+        return list(done)
+
+    def result(self, handle: Future[GameRecord]) -> GameRecord:
+        return handle.result()
+
+    def close(self, cancel: bool = False) -> None:
+        self._pool.shutdown(wait=not cancel, cancel_futures=cancel)
+
+
+class RayBackend:
+    """Games as Ray tasks. Connects to the cluster named by RAY_ADDRESS, or
+    starts a local Ray instance; bots must be runnable on every node."""
+
+    def __init__(self, concurrency: int | None) -> None:
+        try:
+            import ray
+        except ImportError:
+            raise TournamentError(
+                "--backend ray needs Ray: pip install 'economancy-arena[ray]'"
+            ) from None
+        self._ray = ray
+        if not ray.is_initialized():
+            ray.init(
+                address=os.environ.get("RAY_ADDRESS") or None,
+                num_cpus=None if os.environ.get("RAY_ADDRESS") else (concurrency or None),
+                include_dashboard=False,
+                log_to_driver=False,
+                configure_logging=False,
+            )
+        self._task = ray.remote(num_cpus=1, max_retries=0)(play)
+        self.slots = concurrency or max(1, int(ray.cluster_resources().get("CPU", 1)))
+
+    def submit(self, job: Job) -> Any:
+        return self._task.remote(job)
+
+    def wait(self, handles: Collection[Any]) -> list[Any]:
+        done, _ = self._ray.wait(list(handles), num_returns=1)
+        return done
+
+    def result(self, handle: Any) -> GameRecord:
+        return self._ray.get(handle)
+
+    def close(self, cancel: bool = False) -> None:
+        """Leave the Ray instance up: other runs in this process may reuse it."""
+
+
+def make_backend(name: str, concurrency: int | None) -> Backend:
+    if name == "local":
+        return LocalBackend(concurrency or default_concurrency())
+    if name == "ray":
+        return RayBackend(concurrency)
+    raise TournamentError(f"unknown backend {name!r} (local, ray)")

@@ -1,0 +1,242 @@
+"""The ladder: a persistent pool of bots, their games and ratings.
+
+Published ratings are a batch Plackett-Luce refit of every ladder game
+with bootstrap intervals (`tournaments.standings`), as for tournaments.
+Choosing which games to play next needs a rating that moves after each
+game, so match-making keeps openskill's online Plackett-Luce model,
+replayed from the stored games: the next table is the group whose
+members are most uncertain (sigma) and whose outcome is least
+predictable, and a scheduled table counts as a pending draw so a batch
+of parallel games spreads over the pool.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from itertools import combinations, permutations
+from pathlib import Path
+from typing import Any
+
+from openskill.models import PlackettLuce
+
+from tournaments.entrants import Entrant, from_stored, parse_entrants
+from tournaments.errors import TournamentError
+from tournaments.outcomes import Result, win_shares
+from tournaments.round_robin import TournamentResult
+from tournaments.runner import Context, run
+from tournaments.schedule import GameSpec, Seatings, gauntlet
+from tournaments.standings import Standings, compute
+from tournaments.store import GameRecord, Store
+
+LADDER_KIND = "ladder"
+
+
+def default_db() -> Path:
+    """The ladder database in the platform's user data directory."""
+    from platformdirs import user_data_path
+
+    return user_data_path("economancy-arena", appauthor=False) / "ladder.sqlite"
+
+
+@dataclass(frozen=True)
+class PoolBot:
+    name: str
+    argv: list[str]
+
+
+def _ranks(res: Result) -> list[int]:
+    """openskill ranks (1 = best) from the same shares every statistic uses."""
+    shares = win_shares(res)
+    top = max(shares)
+    return [1 if s == top else 2 for s in shares]
+
+
+class _Live:
+    """openskill ratings replayed from the ladder's games, for match-making."""
+
+    def __init__(self, names: Sequence[str]) -> None:
+        self.model = PlackettLuce()
+        self.ratings = {n: self.model.rating(name=n) for n in names}
+
+    def update(self, res: Result) -> None:
+        if not all(s in self.ratings for s in res.seats):
+            return
+        teams = [[self.ratings[s]] for s in res.seats]
+        new = self.model.rate(teams, ranks=_ranks(res))
+        for s, [r] in zip(res.seats, new):
+            self.ratings[s] = r
+
+    def value(self, group: Sequence[str]) -> float:
+        """How much playing `group` should teach: summed variance, weighted by
+        how open the predicted outcome is (normalised entropy, 1 = even)."""
+        teams = [[self.ratings[n]] for n in group]
+        probs = self.model.predict_win(teams)
+        entropy = -sum(p * math.log(p) for p in probs if p > 0) / math.log(len(group))
+        return sum(self.ratings[n].sigma ** 2 for n in group) * (0.25 + entropy)
+
+    def pending(self, group: Sequence[str]) -> None:
+        """Count a scheduled table as a draw (shrinks sigma, keeps mu level)."""
+        self.update(Result(tuple(group), None))
+
+
+class Ladder:
+    """A ladder database. Python API of the `ladder` command:
+
+        with Ladder.open() as lad:           # or Ladder.open("my.sqlite")
+            lad.add("rnd", "random")
+            lad.run(ctx_options..., games=20)
+            print(lad.show().names)
+    """
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.tid = store.tournament(LADDER_KIND, {"ladder": 1}, [])
+
+    @classmethod
+    def open(cls, db: str | Path | None = None) -> "Ladder":
+        return cls(Store.open(db if db is not None else default_db()))
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> "Ladder":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # pool --------------------------------------------------------------
+
+    def pool(self) -> list[PoolBot]:
+        return [PoolBot(n, a) for n, a in self.store.ladder_bots()]
+
+    def add(self, name: str, command: str) -> PoolBot:
+        """Add a bot under `name`; COMMAND is any BOT form `driver run` accepts."""
+        if not name or "=" in name or "/" in name:
+            raise TournamentError(f"bad ladder name {name!r} (no '=' or '/', not empty)")
+        [entrant] = parse_entrants([command])
+        used = {s for r in self.store.iter_results() for s in r.seats}
+        if name in used and name not in {b.name for b in self.pool()}:
+            raise TournamentError(
+                f"{name!r} has stored ladder games from a removed bot; choose another name"
+            )
+        self.store.add_ladder_bot(name, entrant.argv)
+        return PoolBot(name, list(entrant.argv))
+
+    def remove(self, name: str) -> None:
+        """Take a bot out of the pool; its games stay in the history."""
+        self.store.remove_ladder_bot(name)
+
+    def _entrants(self) -> list[Entrant]:
+        return [from_stored(b.name, b.argv) for b in self.pool()]
+
+    # games -------------------------------------------------------------
+
+    def _results(self) -> list[tuple[Result, str | None]]:
+        return [(g.result, g.fault_reason) for g in self.store.games(self.tid)]
+
+    def run(self, ctx: Context, *, games: int, players: int = 2) -> TournamentResult:
+        """Play `games` games chosen to reduce rating uncertainty the most."""
+        entrants = self._entrants()
+        if len(entrants) < players:
+            raise TournamentError(
+                f"the ladder has {len(entrants)} bots; {players}-player games need {players}"
+            )
+        names = [e.name for e in entrants]
+        index = {n: i for i, n in enumerate(names)}
+        live = _Live(names)
+        stored = self.store.games(self.tid)
+        for g in stored:
+            live.update(g.result)
+        group_counts: dict[tuple[str, ...], int] = {}
+        for g in stored:
+            key = tuple(sorted(g.seats))
+            group_counts[key] = group_counts.get(key, 0) + 1
+        start = len(stored)
+        groups = [tuple(g) for g in combinations(sorted(names), players)]
+
+        def specs() -> Iterator[GameSpec]:
+            for i in range(games):
+                best = max(groups, key=live.value)
+                k = group_counts.get(best, 0)
+                group_counts[best] = k + 1
+                orders = list(permutations(best))
+                seats = tuple(index[n] for n in orders[k % len(orders)])
+                live.pending(best)
+                yield GameSpec(f"ladder/{start + i}", seats)
+
+        def stop(rec: GameRecord) -> bool:
+            live.update(rec.result)
+            return False
+
+        new = run(ctx, self.tid, entrants, specs(), total=games, stop=stop, label="ladder")
+        return TournamentResult(LADDER_KIND, str(self.store.path), self.tid, entrants, self.show(), len(new))
+
+    def show(self, *, bootstrap: int = 200) -> Standings:
+        """Pool standings: the batch fit over every ladder game, pool bots listed."""
+        pool = [b.name for b in self.pool()]
+        results = self._results()
+        everyone = sorted({s for r, _ in results for s in r.seats} | set(pool))
+        full = compute(results, everyone, bootstrap=bootstrap)
+        keep = [n for n in full.names if n in pool]
+        return Standings(
+            keep,
+            {n: full.records[n] for n in keep},
+            {n: full.ratings[n] for n in keep},
+            {k: c for k, c in full.cells.items() if k[0] in pool and k[1] in pool},
+            {n: r for n, r in full.forfeit_reasons.items() if n in pool},
+            full.games,
+            full.players,
+        )
+
+    def eval(
+        self,
+        ctx: Context,
+        command: str,
+        *,
+        games: int = 1,
+        players: int = 2,
+        seatings: Seatings = "all",
+        bootstrap: int = 200,
+    ) -> TournamentResult:
+        """A gauntlet of a new bot against the pool; its rating on the pool's
+        scale (pool mean 0) with a 95% interval. The bot is not added."""
+        [challenger] = parse_entrants([command])
+        pool = self._entrants()
+        pool_names = {e.name for e in pool}
+        if challenger.name in pool_names:
+            challenger = Entrant(f"{challenger.name} (eval)", challenger.argv, challenger.spec)
+        if len(pool) < players - 1:
+            raise TournamentError(
+                f"the ladder has {len(pool)} bots; a {players}-player gauntlet needs {players - 1}"
+            )
+        entrants = [challenger, *pool]
+        specs = gauntlet(len(entrants), players, games, seatings)
+        config = {"players": players, "seatings": seatings, "options": ctx.options.to_json()}
+        tid = self.store.tournament("ladder-eval", config, [e.identity for e in entrants])
+        new = run(ctx, tid, entrants, specs, total=len(specs), label="eval")
+        wanted = {s.key for s in specs}
+        mine = [(g.result, g.fault_reason) for g in self.store.games(tid) if g.key in wanted]
+        names = [e.name for e in entrants]
+        history = [(r, why) for r, why in self._results() if all(s in pool_names for s in r.seats)]
+        st = compute(history + mine, names, bootstrap=bootstrap)
+        shift = sum(st.ratings[n].elo for n in pool_names) / len(pool_names)
+        st = _shifted(st, shift)
+        c = st.ratings[challenger.name]
+        details = {"challenger": challenger.name, "elo": c.elo, "elo_low": c.low, "elo_high": c.high}
+        return TournamentResult("ladder-eval", str(self.store.path), tid, entrants, st, len(new), details)
+
+
+def _shifted(st: Standings, shift: float) -> Standings:
+    from dataclasses import replace
+
+    st.ratings = {
+        n: replace(r, elo=r.elo - shift, low=r.low - shift, high=r.high - shift) for n, r in st.ratings.items()
+    }
+    return st
+
+
+def pool_json(bots: Sequence[PoolBot]) -> list[dict[str, Any]]:
+    return [{"name": b.name, "argv": b.argv} for b in bots]

@@ -1,0 +1,1 @@
+"""Statistics over stored results: one algorithm per module, plain functions."""
