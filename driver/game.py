@@ -28,7 +28,7 @@ from driver.botspec import BotSpec
 from driver.process import LINE_LIMIT, STDERR_LIMIT, BotGroup, BotStartError, Reply, ReplyKind
 from protocol.engine import DEFENDING, END, Game, IllegalMove, move_from_wire
 
-__all__ = ["GameOptions", "GameResult", "play_game"]
+__all__ = ["GameOptions", "GameResult", "play_game", "state_lines", "interpret_reply"]
 
 _SORTED = orjson.OPT_SORT_KEYS
 _SNIPPET = 200  # characters of a bad answer kept in the trace and the reason
@@ -88,7 +88,7 @@ def play_game(bots: Sequence[BotSpec], options: GameOptions, trace_out: BinaryIO
         final = game.to_wire()
         trace.emit(orjson.dumps(final, option=_SORTED))
         trace.flush()
-        lines = _state_lines(final, range(len(bots)))
+        lines = state_lines(final, range(len(bots)))
         for seat, line in lines.items():
             group.send(seat, line)
     finally:
@@ -129,7 +129,7 @@ def _play_round(game: Game, group: BotGroup, trace: _Trace, options: GameOptions
         seats = _fair_defenders(game)
     else:
         seats = list(game.pending())
-    lines = _state_lines(game.to_wire(), seats)
+    lines = state_lines(game.to_wire(), seats)
     for seat in seats:
         group.send(seat, lines[seat])
     arrived: dict[int, Reply] = {}
@@ -139,7 +139,7 @@ def _play_round(game: Game, group: BotGroup, trace: _Trace, options: GameOptions
         while applied < len(seats) and seats[applied] in arrived:
             turn = seats[applied]
             trace.emit(lines[turn])
-            answer, move, reason = _interpret(game, arrived[turn], options.timeout)
+            answer, move, reason = interpret_reply(game, arrived[turn])
             if answer is not None:
                 trace.emit(answer)
             if reason is None:
@@ -168,7 +168,7 @@ def _fair_defenders(game: Game) -> list[int]:
     return seats
 
 
-def _state_lines(state: dict[str, Any], seats: Sequence[int] | range) -> dict[int, bytes]:
+def state_lines(state: dict[str, Any], seats: Sequence[int] | range) -> dict[int, bytes]:
     """The state encoded once, with each seat's `"player"` spliced in where
     sorted keys put it (between "phase" and "players")."""
     players = state.pop("players")
@@ -180,7 +180,7 @@ def _state_lines(state: dict[str, Any], seats: Sequence[int] | range) -> dict[in
     return {seat: b'%s,"player":%d,%s' % (head, seat, tail) for seat in seats}
 
 
-def _interpret(game: Game, reply: Reply, timeout: float) -> tuple[bytes | None, int, str | None]:
+def interpret_reply(game: Game, reply: Reply) -> tuple[bytes | None, int, str | None]:
     """(trace line of the answer or None, engine move, fault reason or None)."""
     kind = reply.kind
     if kind is ReplyKind.LINE:

@@ -17,6 +17,7 @@ from typing import Annotated, Any, Literal, Union
 
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, RootModel, StrictInt, StrictStr, TypeAdapter, model_validator
+from pydantic.json_schema import models_json_schema
 
 from protocol.cards import BASE, NAMES
 
@@ -39,6 +40,7 @@ __all__ = [
     "decode_move",
     "state_schema",
     "move_schema",
+    "messages_schema",
 ]
 
 CARD_NAMES: tuple[str, ...] = NAMES
@@ -193,11 +195,27 @@ def decode_move(data: bytes | str | list[Any]) -> Move:
     return Move.model_validate_json(data)
 
 
+_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+
+
 def state_schema() -> dict[str, Any]:
     """JSON Schema of a state sent to a bot."""
-    return TypeAdapter(State).json_schema()
+    return {"$schema": _DIALECT, **TypeAdapter(State).json_schema()}
 
 
 def move_schema() -> dict[str, Any]:
     """JSON Schema of a bot's answer."""
-    return TypeAdapter(Move).json_schema()
+    return {"$schema": _DIALECT, **TypeAdapter(Move).json_schema()}
+
+
+def messages_schema() -> dict[str, Any]:
+    """One JSON Schema accepting any message of the protocol (a state or a
+    move), with both under `$defs` for tools that want them by name."""
+    _, definitions = models_json_schema([(State, "validation"), (Move, "validation")], ref_template="#/$defs/{model}")
+    return {
+        "$schema": _DIALECT,
+        "title": "Economancy protocol message",
+        "description": "A state (driver to bot, one JSON object per line) or a move (bot to driver).",
+        "anyOf": [{"$ref": "#/$defs/State"}, {"$ref": "#/$defs/Move"}],
+        **definitions,
+    }

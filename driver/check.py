@@ -1,0 +1,217 @@
+"""`driver check`: a compliance check for bot authors.
+
+One bot process plays several games in a row (as a long-lived bot must
+handle) against in-process opponents, so that it meets every phase
+(investing, attacking, defending, buying), 2, 3 and 4 players, both card
+sets, a game that ends normally and one that ends in another player's
+fault. Every answer is judged the way the referee judges it: did it
+come, in time, well-formed, legal. After each end or fault message the
+bot must stay silent.
+
+The opponents are random, with a per-game temper (never invest, or
+invest everything) so that the bot both attacks and is attacked.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+
+from driver.botspec import BotSpec
+from driver.game import interpret_reply, state_lines
+from driver.process import BotGroup, ReplyKind
+from protocol.engine import ATTACKING, BUY, DEFENDING, INVESTING, PHASE_NAMES, Game, IllegalMove
+
+__all__ = ["Step", "CheckReport", "check_bot", "SCENARIOS"]
+
+SCENARIOS: tuple[tuple[int, bool], ...] = ((2, False), (2, True), (3, False), (3, True), (4, False), (4, True))
+"""(players, base set) of the games always played, in order."""
+
+_ASKED_PHASES = (INVESTING, ATTACKING, DEFENDING, BUY)
+_SILENCE = 0.25  # seconds the bot must stay quiet after an end or fault message
+
+
+@dataclass
+class Step:
+    """One message sent to the bot and what came of it."""
+
+    game: int
+    players: int
+    base: bool
+    seat: int
+    day: int
+    phase: str
+    answer: str  # as received (or what stood in for it)
+    seconds: float
+    problem: str | None = None  # None: answered in time, well-formed and legal
+    check: str = "ok"  # the first check that failed: answered, in time, well-formed, legal, silent
+
+
+@dataclass
+class CheckReport:
+    """Every step, and whether the bot passed."""
+
+    steps: list[Step] = field(default_factory=list)
+    covered: Counter = field(default_factory=Counter)  # (phase, players, base) -> answers
+    stderr: bytes = b""
+    aborted: str | None = None  # why the check could not go on
+
+    @property
+    def failures(self) -> list[Step]:
+        return [s for s in self.steps if s.problem is not None]
+
+    @property
+    def passed(self) -> bool:
+        return not self.failures and self.aborted is None
+
+    def missing(self) -> list[str]:
+        """Phases (by players and set) the bot was never asked about."""
+        out = []
+        for n, base in SCENARIOS:
+            for phase in _ASKED_PHASES:
+                if not self.covered[(PHASE_NAMES[phase], n, base)]:
+                    out.append(f"{PHASE_NAMES[phase]} ({n} players, {'base' if base else 'simple'})")
+        return out
+
+
+def check_bot(
+    spec: BotSpec, timeout: float = 10.0, seed: int = 0, extra_games: int = 12, max_days: int = 100
+) -> CheckReport:
+    """Run the compliance check on one bot process.
+
+    Plays one game per scenario, with the bot's seat rotating and the last
+    one ending in an opponent's fault, then up to `extra_games` more games
+    while some phase of some scenario has not been met.
+    """
+    rng = random.Random(seed)
+    report = CheckReport()
+    group = BotGroup.spawn([(spec.argv, spec.name)])
+    try:
+        plan = [(n, base, i == len(SCENARIOS) - 1) for i, (n, base) in enumerate(SCENARIOS)]
+        number = 0
+        while report.aborted is None:
+            if number < len(plan):
+                n, base, fault = plan[number]
+            elif number < len(plan) + extra_games and report.missing():
+                n, base = rng.choice([s for s in SCENARIOS if any(_lacks(report, s, p) for p in _ASKED_PHASES)])
+                fault = False
+            else:
+                break
+            number += 1
+            _check_game(group, report, number, n, base, number % n, fault, rng, timeout, max_days)
+    finally:
+        group.close()
+        report.stderr = group.bots[0].kept_stderr()
+    return report
+
+
+def _lacks(report: CheckReport, scenario: tuple[int, bool], phase: int) -> bool:
+    n, base = scenario
+    return not report.covered[(PHASE_NAMES[phase], n, base)]
+
+
+def _check_game(
+    group: BotGroup,
+    report: CheckReport,
+    number: int,
+    n: int,
+    base: bool,
+    me: int,
+    fault: bool,
+    rng: random.Random,
+    timeout: float,
+    max_days: int,
+) -> None:
+    game = Game(n, base=base, max_days=max_days)
+    tempers = {p: rng.choice(("passive", "aggressive", "random")) for p in range(n) if p != me}
+    fault_at = rng.randrange(5, 40) if fault else None
+    decisions = 0
+    while not game.is_over:
+        if fault_at is not None and decisions >= fault_at:
+            game.forfeit(rng.choice(list(tempers)), "scripted fault of another player (driver check)")
+            break
+        p = game.pending()[0]
+        if p == me:
+            if not _ask(group, report, game, number, me, timeout):
+                return
+        else:
+            game.play(p, _opponent_move(game, p, tempers[p], rng))
+        decisions += 1
+    _send_final(group, report, game, number, me)
+
+
+def _ask(group: BotGroup, report: CheckReport, game: Game, number: int, me: int, timeout: float) -> bool:
+    """Ask the bot for its move, judge and apply it (a random legal move
+    replaces an illegal one); False if the bot can no longer be asked."""
+    phase = game.phase
+    wire = game.to_wire()
+    group.send(0, state_lines(wire, [me])[me])
+    started = time.monotonic()
+    ((_, reply),) = group.replies([0], timeout)
+    seconds = time.monotonic() - started
+    answer, move, reason = interpret_reply(game, reply)
+    check = "ok"
+    if reply.kind is ReplyKind.CLOSED:
+        check = "answered"
+    elif reply.kind is ReplyKind.TIMEOUT:
+        check = "in time"
+    elif reason is not None:
+        check = "well-formed"
+    else:
+        try:
+            game.play(me, move)
+        except IllegalMove as e:
+            check, reason = "legal", getattr(e, "reason", str(e))
+    phase_name = "defending" if phase == DEFENDING else PHASE_NAMES[phase]
+    report.steps.append(
+        Step(
+            number,
+            game.n_players,
+            game.base,
+            me,
+            wire["day"],
+            phase_name,
+            answer.decode() if answer is not None else "(nothing)",
+            seconds,
+            reason,
+            check,
+        )
+    )
+    report.covered[(PHASE_NAMES[phase], game.n_players, game.base)] += 1
+    if check in ("answered", "in time"):
+        report.aborted = f"the bot {'did not answer' if check == 'answered' else 'timed out'}; later steps not run"
+        return False
+    if check != "ok":
+        game.play(me, random.Random(0).choice(game.legal_moves(me)))
+    return True
+
+
+def _send_final(group: BotGroup, report: CheckReport, game: Game, number: int, me: int) -> None:
+    """Send the end or fault state and require silence (and no exit) after it."""
+    wire = game.to_wire()
+    group.send(0, state_lines(wire, [me])[me])
+    ((_, reply),) = group.replies([0], _SILENCE)
+    phase = wire["phase"]["name"]
+    problem = check = None
+    if reply.kind is ReplyKind.LINE:
+        problem, check = f"answered the {phase} message; a bot must send nothing back", "silent"
+    elif reply.kind is ReplyKind.CLOSED:
+        problem, check = f"{reply.detail} after the {phase} message; bots must read until end of input", "silent"
+        report.aborted = "the bot stopped after a game; later games not played"
+    elif reply.kind is ReplyKind.TOO_LONG:
+        problem, check = f"wrote after the {phase} message: {reply.detail}", "silent"
+    shown = reply.line.decode("utf-8", "replace")[:80] if reply.kind is ReplyKind.LINE else "(nothing)"
+    report.steps.append(
+        Step(number, game.n_players, game.base, me, wire["day"], phase, shown, _SILENCE, problem, check or "ok")
+    )
+
+
+def _opponent_move(game: Game, p: int, temper: str, rng: random.Random) -> int:
+    moves = game.legal_moves(p)
+    if game.phase == INVESTING and temper == "passive":
+        return 0
+    if game.phase == INVESTING and temper == "aggressive":
+        return moves[-1]
+    return rng.choice(moves)

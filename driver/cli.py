@@ -1,0 +1,204 @@
+"""The `driver` command: run a game, check a bot, print the message schema."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import BinaryIO
+
+import click
+
+from driver.botspec import BotSpec, BotSpecError, parse_bot
+
+__all__ = ["main", "EXIT_WINNER", "EXIT_DRAW", "EXIT_FORFEIT", "EXIT_USAGE", "EXIT_CHECK_FAILED"]
+
+EXIT_WINNER = 0
+EXIT_CHECK_FAILED = 1
+EXIT_USAGE = 2
+EXIT_DRAW = 3
+EXIT_FORFEIT = 4
+
+_STDERR_LINES = 10  # lines of a faulty bot's standard error shown in the summary
+_FAILURES_SHOWN = 3  # failed steps of each kind `driver check` details without -v
+
+BOT_FORMS = """\b
+BOT is one of:
+  random, expert, mcts --time 0.2, ...   one of our bots, with its options
+  ./path/to/program [ARGS]               a program (must be executable)
+  node bot.js                            a command found on PATH
+  NAME=COMMAND                           any of these, called NAME in results
+Quote a BOT that has spaces: driver run "mcts --time 0.2" random"""
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def driver() -> None:
+    """Referee for Economancy bots that speak JSON over standard input and output."""
+
+
+@driver.command(
+    epilog=BOT_FORMS
+    + """
+
+\b
+Exit status:
+  0  a player won
+  3  the game was a draw (max days reached)
+  4  a bot forfeited (timeout, bad or illegal answer, crash)
+  2  usage error (bad option, unknown bot, wrong number of bots)"""
+)
+@click.argument("bots", nargs=-1, required=True, metavar="BOT BOT [BOT [BOT]]")
+@click.option("--base", is_flag=True, help="Play with all 13 base-set cards (default: the 8 simple ones).")
+@click.option(
+    "--max-days",
+    "--max_days",
+    "max_days",
+    type=click.IntRange(min=1),
+    default=100,
+    show_default=True,
+    metavar="N",
+    help="Days played before the game is decided as it stands (usually a draw).",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=10.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="Time each bot has for each move.",
+)
+@click.option(
+    "--trace",
+    "trace",
+    type=click.File("wb"),
+    default="-",
+    metavar="FILE",
+    help="Where the trace goes, one JSON value per line, as the original driver writes it. [default: stdout]",
+)
+@click.option(
+    "--fair",
+    is_flag=True,
+    help="Hide earlier defenders' choices from later defenders (the original shows them; "
+    "traces then differ from the original's).",
+)
+def run(bots: Sequence[str], base: bool, max_days: int, timeout: float, trace: BinaryIO, fair: bool) -> None:
+    """Play one game between 2 to 4 bots, in seat order.
+
+    The trace goes to standard output (or --trace FILE); a short summary
+    goes to standard error.
+    """
+    from driver.game import GameOptions, play_game
+
+    if not 2 <= len(bots) <= 4:
+        raise click.UsageError(f"a game needs 2 to 4 bots, got {len(bots)}")
+    specs = [_bot_param(text) for text in bots]
+    result = play_game(specs, GameOptions(base=base, max_days=max_days, timeout=timeout, fair=fair), trace)
+    echo = lambda text="": click.echo(text, err=True)  # noqa: E731
+    names = ", ".join(f"{seat}: {spec.name}" for seat, spec in enumerate(specs))
+    echo(f"seats  {names}")
+    played = f"{result.days} days, {result.moves} moves, {result.duration:.2f} s"
+    if result.fault is not None:
+        seat, reason = result.fault
+        echo(f"forfeit  seat {seat} ({specs[seat].name}): {reason}")
+        echo(f"after    {played}")
+        tail = result.stderr[seat].decode("utf-8", "replace").rstrip("\n").splitlines()[-_STDERR_LINES:]
+        if tail:
+            echo(f"last lines of seat {seat}'s standard error:")
+            for line in tail:
+                echo(f"  | {line}")
+        sys.exit(EXIT_FORFEIT)
+    if result.winner is None:
+        echo(f"draw     after {played}")
+        sys.exit(EXIT_DRAW)
+    echo(f"winner   seat {result.winner} ({specs[result.winner].name}) after {played}")
+    sys.exit(EXIT_WINNER)
+
+
+@driver.command(epilog=BOT_FORMS + "\n\nExit status: 0 the bot passed, 1 it failed, 2 usage error.")
+@click.argument("bot", metavar="BOT")
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=10.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="Time the bot has for each move.",
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the opponents' random moves.")
+@click.option("-v", "--verbose", is_flag=True, help="Show every step, not only the failed ones.")
+def check(bot: str, timeout: float, seed: int, verbose: bool) -> None:
+    """Check that a bot follows the protocol, before it meets other bots.
+
+    One process of BOT plays several games in a row against random
+    opponents (2, 3 and 4 players, simple and base sets, a game ending in
+    another player's fault) and must answer every state in time, with a
+    well-formed, legal move, and send nothing back after an end or fault.
+    """
+    from driver.check import check_bot
+
+    spec = _bot_param(bot)
+    report = check_bot(spec, timeout=timeout, seed=seed)
+    out = click.echo
+    shown: dict[str, int] = {}
+    for step in report.steps:
+        if step.problem is not None:
+            shown[step.check] = shown.get(step.check, 0) + 1
+        if verbose or (step.problem is not None and shown[step.check] <= _FAILURES_SHOWN):
+            where = (
+                f"game {step.game} ({step.players}p {'base' if step.base else 'simple'}, seat {step.seat}) "
+                f"day {step.day} {step.phase}"
+            )
+            verdict = "ok" if step.problem is None else f"FAILED {step.check}: {step.problem}"
+            out(f"{where}: {step.answer} in {step.seconds * 1000:.0f} ms: {verdict}")
+    answered = [s for s in report.steps if s.phase not in ("end", "fault")]
+    slowest = max((s.seconds for s in answered), default=0.0)
+    games = len({s.game for s in report.steps})
+    out(f"{len(report.steps)} steps in {games} games; slowest answer {slowest * 1000:.0f} ms")
+    by_check: dict[str, int] = {}
+    for step in report.failures:
+        by_check[step.check] = by_check.get(step.check, 0) + 1
+    for name in ("answered", "in time", "well-formed", "legal", "silent"):
+        bad = by_check.get(name, 0)
+        more = f" (first {_FAILURES_SHOWN} shown above; -v for all)" if bad > _FAILURES_SHOWN and not verbose else ""
+        out(f"  {name:<12} {'ok' if not bad else f'{bad} failed{more}'}")
+    missing = report.missing()
+    if missing:
+        out("never asked (the game did not get there): " + "; ".join(missing))
+    if report.aborted:
+        out(f"stopped: {report.aborted}")
+    if report.stderr and (verbose or not report.passed):
+        out("last lines of the bot's standard error:")
+        for line in report.stderr.decode("utf-8", "replace").rstrip("\n").splitlines()[-_STDERR_LINES:]:
+            out(f"  | {line}")
+    if report.passed:
+        out(f"PASS: {spec.name} follows the protocol")
+        sys.exit(0)
+    out(f"FAIL: {spec.name} does not follow the protocol ({len(report.failures)} failed steps)")
+    sys.exit(EXIT_CHECK_FAILED)
+
+
+@driver.command()
+@click.argument("message", type=click.Choice(["all", "state", "move"]), default="all")
+def schema(message: str) -> None:
+    """Print the JSON Schema of the protocol's messages.
+
+    MESSAGE: "state" (what a bot receives), "move" (what it answers) or
+    "all" (one schema accepting either, with both under $defs).
+    """
+    import orjson
+
+    from protocol.wire import messages_schema, move_schema, state_schema
+
+    document = {"all": messages_schema, "state": state_schema, "move": move_schema}[message]()
+    click.echo(orjson.dumps(document, option=orjson.OPT_INDENT_2).decode())
+
+
+def _bot_param(text: str) -> BotSpec:
+    try:
+        return parse_bot(text)
+    except BotSpecError as e:
+        raise click.BadParameter(str(e), param_hint="BOT") from None
+
+
+def main() -> None:
+    """Console entry point (`driver`)."""
+    driver(prog_name="driver")
