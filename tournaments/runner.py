@@ -92,7 +92,7 @@ class _Progress:
         self.start = time.monotonic()
         self.done = 0
         self.bar = None
-        if enabled and total:
+        if enabled and total and sys.stderr.isatty():
             self.bar = click.progressbar(
                 length=total,
                 label=label,

@@ -142,7 +142,7 @@ def render_text(st: Standings) -> str:
         )
     if len(st.names) > 1:
         lines += ["", "Crosstable: row's mean score against column (* = significant at 95%)"]
-        cw = max(w, 14)
+        cw = max(w, 17)
         lines.append(" " * (w + 2) + "".join(f"{n[:cw]:>{cw + 2}}" for n in st.names))
         for a in st.names:
             row = []
@@ -152,7 +152,7 @@ def render_text(st: Standings) -> str:
                     row.append(f"{'-':>{cw + 2}}")
                 else:
                     mark = "*" if c.significant else " "
-                    row.append(f"{f'{c.mean:.2f}{mark}[{c.low:.2f},{c.high:.2f}]':>{cw + 2}}")
+                    row.append(f"{f'{c.mean:.2f}{mark} [{c.low:.2f},{c.high:.2f}]':>{cw + 2}}")
             lines.append(f"{a:<{w}}  " + "".join(row))
     for n, reasons in st.forfeit_reasons.items():
         for reason, k in reasons.most_common():
