@@ -1,94 +1,141 @@
 #!/usr/bin/env bash
-# Build every bot of ours into a standalone executable: OUT/<bot>.
+# Build our bots into standalone executables: OUT/<bot>.
 #
-# Usage: ./compile.sh [OUT]        (OUT defaults to $ECONOMANCY_BIN, else ./bin)
+# Usage: ./compile.sh [-o OUT] [BOT ...]
+#   -o OUT   where to put them (default: $ECONOMANCY_BIN, else bin/ here)
+#   BOT ...  which bots (default: every bot of bots/registry.py that exists)
 #
-# Each OUT/<bot> is a real executable file that takes no arguments, as the
+# Each OUT/<bot> is a real executable file that needs no arguments, as the
 # original driver expects, and runs from any directory with no virtual
 # environment: a tiny launcher that execs one shared PyInstaller bundle
-# (OUT/.bundle, one interpreter holding every bot, started in onedir mode
-# for a fast start). The bots come from bots/registry.py, so adding a bot
-# there is all it takes to build it here; a bot whose module does not
-# exist yet is skipped with a message.
+# (OUT/.bundle: one interpreter holding every bot, onedir for a fast
+# start). The bot list is bots/registry.py, so adding a bot there is all
+# it takes to build it here; a bot whose module does not exist yet is
+# skipped with a message. Every launcher is started once before it is
+# installed; a bot that cannot start is reported and not installed.
 #
 # Needs Python 3.11+ with venv, a C compiler and the Python headers; the
 # tools go into build/compile/venv (created on first use, reused after).
 set -euo pipefail
 
-if [[ ${1:-} == -h || ${1:-} == --help ]]; then
-    sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
-    exit 0
-fi
-
 ROOT=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
-OUT=${1:-${ECONOMANCY_BIN:-$ROOT/bin}}
+OUT=${ECONOMANCY_BIN:-$ROOT/bin}
+while (($#)); do
+    case $1 in
+    -h | --help)
+        sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
+        exit 0
+        ;;
+    -o) OUT=${2:?compile.sh: -o needs a directory}; shift 2 ;;
+    -*) echo "compile.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+    *) break ;;
+    esac
+done
 PYTHON=${PYTHON:-python3}
 BUILD=$ROOT/build/compile
 VENV=$BUILD/venv
+PY=$VENV/bin/python
 BUNDLE_NAME=economancy-bots
 
 mkdir -p "$BUILD" "$OUT"
 OUT=$(cd "$OUT" && pwd)
+LOG=$BUILD/build.log
+: >"$LOG"
+
+# Run a noisy build step with its output in the log, shown only if it fails.
+quietly() {
+    if ! "$@" >>"$LOG" 2>&1; then
+        tail -n 30 "$LOG" >&2
+        echo "compile.sh: failed: $* (full log: $LOG)" >&2
+        exit 1
+    fi
+}
 
 # 1. Build tools, reinstalled only when the project's requirements change.
 stamp=$(cat "$ROOT/pyproject.toml" "$ROOT/setup.py" | sha256sum | cut -d' ' -f1)
-if [[ ! -x $VENV/bin/python || $(cat "$VENV/.economancy-stamp" 2>/dev/null) != "$stamp" ]]; then
+if [[ ! -x $PY || $(cat "$VENV/.economancy-stamp" 2>/dev/null) != "$stamp" ]]; then
     echo "compile.sh: preparing the build environment in ${VENV#"$ROOT"/}" >&2
-    "$PYTHON" -m venv "$VENV"
-    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e "$ROOT[compile]"
+    quietly "$PYTHON" -m venv "$VENV"
+    quietly "$PY" -m pip install --disable-pip-version-check -e "$ROOT[compile]"
     echo "$stamp" >"$VENV/.economancy-stamp"
 fi
-PY=$VENV/bin/python
 # The engine's C extension, rebuilt in place if its source changed.
-(cd "$ROOT" && "$PY" setup.py --quiet build_ext --inplace >/dev/null)
+(cd "$ROOT" && quietly "$PY" setup.py build_ext --inplace)
 
-# 2. The bots that exist, from the registry ("name module" per line).
-mapfile -t found < <(cd "$ROOT" && "$PY" - <<'EOF'
+# 2. The bots to build, from the registry: "name module kind" per line.
+(cd "$ROOT" && "$PY" - "$@" >"$BUILD/bots.txt") <<'EOF'
 import sys
-from bots.registry import BOTS, is_installed
+from importlib.util import find_spec
+from bots.registry import BOTS, is_installed, module
+
+asked = sys.argv[1:]
+for name in asked:
+    if module(name) is None:
+        sys.exit(f"compile.sh: {name!r} is not one of our bots ({', '.join(e.name for e in BOTS)})")
+    if not is_installed(name):
+        sys.exit(f"compile.sh: bot {name!r}: module {module(name)} does not exist")
 for entry in BOTS:
+    if asked and entry.name not in asked:
+        continue
     if is_installed(entry.name):
-        print(entry.name, entry.module)
+        kind = "package" if find_spec(entry.module).submodule_search_locations else "module"
+        print(entry.name, entry.module, kind)
     else:
         print(f"compile.sh: skipping {entry.name}: module {entry.module} does not exist yet", file=sys.stderr)
 EOF
-)
-if ((${#found[@]} == 0)); then
+mapfile -t bots <"$BUILD/bots.txt"
+if ((${#bots[@]} == 0)); then
     echo "compile.sh: no bot to build" >&2
     exit 1
 fi
 
 # 3. One bundle for all of them, entered through the registry's multicall main.
-collect=()
-for line in "${found[@]}"; do
-    collect+=(--collect-submodules "${line#* }")
+# Hidden imports are found statically (the module need not import cleanly
+# at build time); a package also brings its __main__ and submodules.
+imports=()
+for line in "${bots[@]}"; do
+    read -r name mod kind <<<"$line"
+    imports+=(--hidden-import "$mod")
+    if [[ $kind == package ]]; then
+        imports+=(--hidden-import "$mod.__main__" --collect-submodules "$mod")
+    fi
 done
-cat >"$BUILD/$BUNDLE_NAME.py" <<'EOF'
-from bots.registry import main
-
-main()
-EOF
-echo "compile.sh: bundling ${#found[@]} bot(s) with PyInstaller" >&2
-(cd "$BUILD" && "$PY" -m PyInstaller --noconfirm --log-level WARN --onedir \
-    --name "$BUNDLE_NAME" --distpath "$BUILD/dist" --workpath "$BUILD/work" --specpath "$BUILD" \
+printf 'from bots.registry import main\n\nmain()\n' >"$BUILD/$BUNDLE_NAME.py"
+echo "compile.sh: bundling ${#bots[@]} bot(s) with PyInstaller" >&2
+(cd "$BUILD" && quietly "$PY" -m PyInstaller --noconfirm --onedir --name "$BUNDLE_NAME" \
+    --distpath "$BUILD/dist" --workpath "$BUILD/work" --specpath "$BUILD" \
     --paths "$ROOT" --collect-data bots --collect-data protocol \
-    "${collect[@]}" "$BUILD/$BUNDLE_NAME.py")
+    "${imports[@]}" "$BUILD/$BUNDLE_NAME.py")
 
-# 4. Install: the bundle, then one launcher per bot, found via the launcher's real path.
-# Launchers left from an earlier build point into the old bundle: remove them first.
+# 4. Install the bundle, then one launcher per bot that finds the bundle
+# through its own real path (so a symlink to it works from anywhere).
+# Launchers from an earlier build would point into the new bundle: drop them.
 { grep -l --null "built by compile.sh" "$OUT"/* 2>/dev/null || true; } | xargs -0 -r rm -f
 rm -rf "$OUT/.bundle.new"
 cp -a "$BUILD/dist/$BUNDLE_NAME" "$OUT/.bundle.new"
 rm -rf "$OUT/.bundle"
 mv "$OUT/.bundle.new" "$OUT/.bundle"
-for line in "${found[@]}"; do
-    name=${line%% *}
+failed=()
+for line in "${bots[@]}"; do
+    read -r name mod kind <<<"$line"
     cat >"$OUT/$name" <<EOF
 #!/bin/sh
 # Economancy bot "$name", built by compile.sh: runs it from the bundle beside this file.
 exec "\$(dirname "\$(readlink -f "\$0")")/.bundle/$BUNDLE_NAME" $name "\$@"
 EOF
     chmod +x "$OUT/$name"
+    # A bot given no input must start and exit 0: this catches import errors.
+    if ! error=$(cd / && timeout 60 "$OUT/$name" </dev/null 2>&1 >/dev/null); then
+        rm -f "$OUT/$name"
+        failed+=("$name")
+        echo "compile.sh: $name does not start, not installed:" >&2
+        printf '%s\n' "$error" | tail -n 5 | sed 's/^/    /' >&2
+        continue
+    fi
     echo "built $OUT/$name"
 done
-echo "bundle $OUT/.bundle ($(du -sh "$OUT/.bundle" | cut -f1)); try: driver run $OUT/${found[0]%% *} $OUT/${found[0]%% *}"
+echo "bundle $OUT/.bundle ($(du -sh "$OUT/.bundle" | cut -f1))"
+if ((${#failed[@]})); then
+    echo "compile.sh: ${#failed[@]} bot(s) failed: ${failed[*]}" >&2
+    exit 1
+fi
