@@ -1,0 +1,70 @@
+"""The alpha-beta bot: paranoid alpha-beta with iterative deepening.
+
+    python -m bots.alphabeta [--time 0.5] [--depth D] [--weights FILE]
+
+The search itself is `bots.search.alphabeta` (see its docstring for how
+simultaneous choices and 3-4 players are handled); this module turns it
+into a policy (`alphabeta_policy`, for in-process games) and a bot
+program (`main`). The search is deterministic; `--seed` is accepted like
+every bot's but changes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bots.sdk import option_parser, run
+from bots.search.alphabeta import AlphaBeta
+from bots.search.evaluation import Weights, load_weights
+from protocol.engine import Game
+
+DEFAULT_SECONDS = 0.5
+MAX_DEPTH = 64
+
+
+class AlphaBetaPolicy:
+    """`decide(game, me)` backed by one searcher whose transposition table
+    persists across the moves of a game."""
+
+    def __init__(
+        self, *, seconds: float | None = DEFAULT_SECONDS, depth: int = MAX_DEPTH, weights: Weights | None = None
+    ) -> None:
+        if seconds is not None and seconds <= 0:
+            raise ValueError(f"--time must be positive, got {seconds}")
+        if depth < 1:
+            raise ValueError(f"--depth must be at least 1, got {depth}")
+        self.seconds = seconds
+        self.depth = depth
+        self.searcher = AlphaBeta(weights or load_weights())
+
+    def __call__(self, game: Game, me: int) -> int:
+        return self.searcher.search(game, me, seconds=self.seconds, max_depth=self.depth).move
+
+    def new_game(self, game: Game, me: int) -> None:
+        self.searcher.reset()
+
+
+def alphabeta_policy(**options) -> AlphaBetaPolicy:
+    """A fresh alpha-beta policy for in-process games (see AlphaBetaPolicy)."""
+    return AlphaBetaPolicy(**options)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Entry point of `python -m bots.alphabeta` and `economancy-alphabeta`."""
+    parser = option_parser("Economancy bot: paranoid alpha-beta search with a tuned evaluation.", prog="alphabeta")
+    parser.add_argument("--time", type=float, default=DEFAULT_SECONDS, metavar="SECONDS",
+                        help="thinking time per move (default %(default)s)")
+    parser.add_argument("--depth", type=int, default=MAX_DEPTH,
+                        help="deepest iteration, in steps (default %(default)s: time decides)")
+    parser.add_argument("--weights", default=None, metavar="FILE",
+                        help="evaluation weights JSON (default: the shipped tuned weights)")
+    options = parser.parse_args(argv)
+    try:
+        policy = AlphaBetaPolicy(seconds=options.time, depth=options.depth, weights=load_weights(options.weights))
+    except (ValueError, OSError) as problem:
+        parser.error(str(problem))
+    run(policy, on_game_start=policy.new_game)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,91 @@
+"""The MCTS bot: simultaneous-move Monte Carlo tree search over the engine.
+
+    python -m bots.mcts [--time 0.5 | --iterations N] [--seed S]
+                        [--selection duct|rm] [--leaf playout|eval]
+
+The search itself is `bots.search.mcts`; this module turns it into a
+policy (`mcts_policy`, for in-process games) and a bot program (`main`).
+The tree is kept between moves and reused when the new state is found
+below the old root; it is dropped at each game's start.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bots.sdk import option_parser, run
+from bots.search.evaluation import Weights, load_weights
+from bots.search.mcts import MctsConfig, Searcher
+from protocol.engine import Game
+
+DEFAULT_SECONDS = 0.5
+
+
+class MctsPolicy:
+    """`decide(game, me)` backed by one Searcher that persists across moves."""
+
+    def __init__(
+        self,
+        *,
+        seconds: float | None = DEFAULT_SECONDS,
+        iterations: int | None = None,
+        seed: int | None = None,
+        config: MctsConfig = MctsConfig(),
+        weights: Weights | None = None,
+    ) -> None:
+        if iterations is not None:
+            seconds = None  # an iteration budget makes the move reproducible
+        if seconds is None and iterations is None:
+            raise ValueError("give a time or an iteration budget")
+        if seconds is not None and seconds <= 0:
+            raise ValueError(f"--time must be positive, got {seconds}")
+        if iterations is not None and iterations < 1:
+            raise ValueError(f"--iterations must be at least 1, got {iterations}")
+        self.seconds = seconds
+        self.iterations = iterations
+        self.searcher = Searcher(weights or load_weights(), config, seed)
+
+    def __call__(self, game: Game, me: int) -> int:
+        return self.searcher.choose(game, me, seconds=self.seconds, iterations=self.iterations)
+
+    def new_game(self, game: Game, me: int) -> None:
+        self.searcher.reset()
+
+
+def mcts_policy(**options) -> MctsPolicy:
+    """A fresh MCTS policy for in-process games (see MctsPolicy's options)."""
+    return MctsPolicy(**options)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Entry point of `python -m bots.mcts` and `economancy-mcts`."""
+    parser = option_parser("Economancy bot: simultaneous-move Monte Carlo tree search.", prog="mcts")
+    budget = parser.add_mutually_exclusive_group()
+    budget.add_argument("--time", type=float, default=DEFAULT_SECONDS, metavar="SECONDS",
+                        help="thinking time per move (default %(default)s)")
+    budget.add_argument("--iterations", type=int, default=None, metavar="N",
+                        help="search N iterations per move instead of a time budget (reproducible with --seed)")
+    parser.add_argument("--selection", choices=("duct", "rm"), default="duct",
+                        help="per-player selection rule: decoupled UCT or regret matching (default %(default)s)")
+    parser.add_argument("--leaf", choices=("playout", "eval"), default="playout",
+                        help="value new leaves by a playout or by the evaluation (default %(default)s)")
+    parser.add_argument("--exploration", type=float, default=1.0,
+                        help="UCB1 constant (duct) or 10 x the exploration mix (rm) (default %(default)s)")
+    parser.add_argument("--weights", default=None, metavar="FILE",
+                        help="evaluation weights JSON (default: the shipped tuned weights)")
+    options = parser.parse_args(argv)
+    try:
+        policy = MctsPolicy(
+            seconds=options.time,
+            iterations=options.iterations,
+            seed=options.seed,
+            config=MctsConfig(options.selection, options.exploration, options.leaf),
+            weights=load_weights(options.weights),
+        )
+    except (ValueError, OSError) as problem:
+        parser.error(str(problem))
+    run(policy, on_game_start=policy.new_game)
+
+
+if __name__ == "__main__":
+    main()

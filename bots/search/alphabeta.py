@@ -1,0 +1,235 @@
+"""Depth-limited paranoid alpha-beta with iterative deepening.
+
+Simultaneous choices are serialised pessimistically: at a step where we
+choose together with opponents, we choose first and the opponents answer
+knowing our choice (a max node over our moves, each followed by a min
+node over the opponents' joint replies). We chose this over solving the
+matrix game at each node because
+
+- its value is a lower bound on what we can guarantee, so a win it finds
+  is a real forced win whatever the opponents do (the forced-win tests
+  rely on it), and it never counts on an opponent's mistake;
+- it keeps alpha-beta's pruning and the transposition table, whereas a
+  matrix game needs every entry of the matrix, exactly, before it can be
+  solved, which at our branching factors costs two or three plies.
+
+Its known weakness is over-caution in the bid (the serialised opponent
+always knows our investment); the evaluation's coin weight partly pays
+for it. For 3 and 4 players the search is *paranoid*: all opponents act
+as one coalition minimising our value (their replies form one joint min
+move), for the same reason: it is sound for forced wins and prunes well,
+whereas best-reply search would need a value per player at every leaf.
+
+Terminal values follow the minimax seed: a win is worth more the sooner
+it comes and a loss less the later it comes; a draw is 0; non-terminal
+leaves are valued by the heuristic evaluation, strictly between.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from itertools import product
+
+from bots.search.actions import candidate_moves
+from bots.search.evaluation import Weights, evaluate
+from protocol.engine import Game
+
+WIN = 1000.0
+"""The value of winning now; a win found k plies ahead is WIN - k."""
+PROVEN = WIN - 500.0
+"""Values beyond +-PROVEN are proven results, not estimates."""
+EVAL_SCALE = 100.0
+"""Heuristic values lie in (-EVAL_SCALE, EVAL_SCALE)."""
+
+_EXACT, _LOWER, _UPPER = 0, 1, 2
+_CHECK_EVERY = 64
+
+
+class OutOfTime(Exception):
+    """Raised inside the search when the deadline passes."""
+
+
+@dataclass
+class SearchResult:
+    move: int
+    value: float
+    depth: int  # the deepest fully searched depth
+    nodes: int
+
+
+@dataclass
+class _Entry:
+    depth: int
+    value: float
+    bound: int
+    mine: int | None  # our best move here, for ordering
+    reply: tuple[int, ...] | None  # the opponents' best joint reply, for ordering
+
+
+@dataclass
+class AlphaBeta:
+    """A searcher for player `me`, reusable across moves (its transposition
+    table keeps what the last search learned)."""
+
+    weights: Weights
+    table_size: int = 400_000
+    nodes: int = 0
+    table: dict[bytes, _Entry] = field(default_factory=dict)
+
+    def reset(self) -> None:
+        self.table.clear()
+
+    def search(self, game: Game, me: int, *, seconds: float | None = None, max_depth: int = 64) -> SearchResult:
+        """Iterative deepening until `max_depth` or the deadline (`game` is
+        not modified). Returns the move of the deepest completed depth."""
+        if me not in game.pending():
+            raise ValueError(f"player {me} has no move to make in this state")
+        self.me = me
+        self.deadline = time.perf_counter() + seconds if seconds is not None else float("inf")
+        self.nodes = 0
+        if len(self.table) > self.table_size:
+            self.table.clear()
+        moves = candidate_moves(game, me)
+        result = SearchResult(moves[0], 0.0, 0, 0)
+        if len(moves) == 1:
+            return result
+        for depth in range(1, max_depth + 1):
+            try:
+                value, move = self._root(game, depth, moves)
+            except OutOfTime:
+                break
+            result = SearchResult(move, value, depth, self.nodes)
+            if abs(value) > PROVEN:
+                break  # proven: deeper search cannot change the verdict
+        result.nodes = self.nodes
+        return result
+
+    # -- the tree ----------------------------------------------------------
+
+    def _root(self, game: Game, depth: int, moves: list[int]) -> tuple[float, int]:
+        entry = self.table.get(game.key())
+        ordered = _first(moves, entry.mine if entry else None)
+        opponents = tuple(p for p in game.pending() if p != self.me)
+        best_value, best_move = -float("inf"), ordered[0]
+        alpha, beta = -float("inf"), float("inf")
+        for move in ordered:
+            value = self._replies(game, move, opponents, depth, 0, max(alpha, best_value), beta, entry)
+            if value > best_value:
+                best_value, best_move = value, move
+        self.table[game.key()] = _Entry(depth, best_value, _EXACT, best_move, entry.reply if entry else None)
+        return best_value, best_move
+
+    def _value(self, game: Game, depth: int, ply: int, alpha: float, beta: float) -> float:
+        """The value for `me` of `game`, searched `depth` more steps."""
+        self.nodes += 1
+        if self.nodes % _CHECK_EVERY == 0 and time.perf_counter() > self.deadline:
+            raise OutOfTime
+        if game.is_over:
+            return self._terminal(game, ply)
+        if not game.alive(self.me):
+            return -WIN + ply
+        if depth == 0:
+            return EVAL_SCALE * evaluate(game, self.me, self.weights)
+        key = game.key()
+        entry = self.table.get(key)
+        if entry is not None and entry.depth >= depth:
+            stored = _from_table(entry.value, ply)
+            if entry.bound == _EXACT:
+                return stored
+            if entry.bound == _LOWER and stored >= beta:
+                return stored
+            if entry.bound == _UPPER and stored <= alpha:
+                return stored
+        alpha0, beta0 = alpha, beta
+        pending = game.pending()
+        opponents = tuple(p for p in pending if p != self.me)
+        best_mine: int | None = None
+        best_reply: tuple[int, ...] | None = None
+        if self.me in pending:
+            value = -float("inf")
+            for move in _first(candidate_moves(game, self.me), entry.mine if entry else None):
+                v = self._replies(game, move, opponents, depth, ply, max(alpha, value), beta, entry)
+                if v > value:
+                    value, best_mine = v, move
+                if value >= beta:
+                    break
+        else:
+            value, best_reply = self._min_replies(game, None, opponents, depth, ply, alpha, beta, entry)
+        bound = _EXACT
+        if value <= alpha0:
+            bound = _UPPER
+        elif value >= beta0:
+            bound = _LOWER
+        self.table[key] = _Entry(depth, _to_table(value, ply), bound, best_mine, best_reply)
+        return value
+
+    def _replies(
+        self, game: Game, mine: int, opponents: tuple[int, ...], depth: int, ply: int,
+        alpha: float, beta: float, entry: _Entry | None,
+    ) -> float:
+        """The value of our `mine` once the opponents answer it as badly
+        for us as they can (a min node)."""
+        value, _ = self._min_replies(game, mine, opponents, depth, ply, alpha, beta, entry)
+        return value
+
+    def _min_replies(
+        self, game: Game, mine: int | None, opponents: tuple[int, ...], depth: int, ply: int,
+        alpha: float, beta: float, entry: _Entry | None,
+    ) -> tuple[float, tuple[int, ...] | None]:
+        replies = list(product(*(candidate_moves(game, p) for p in opponents)))
+        replies = _first(replies, entry.reply if entry else None)
+        value, best = float("inf"), None
+        for reply in replies:
+            child = game.copy()
+            if mine is not None:
+                _play_in_order(child, self.me, mine, opponents, reply)
+            else:
+                for player, move in zip(opponents, reply):
+                    child.play(player, move)
+            v = self._value(child, depth - 1, ply + 1, alpha, min(beta, value))
+            if v < value:
+                value, best = v, reply
+            if value <= alpha:
+                break
+        return value, best
+
+    def _terminal(self, game: Game, ply: int) -> float:
+        winner = game.winner
+        if winner is None:
+            return 0.0
+        return WIN - ply if winner == self.me else -WIN + ply
+
+
+def _play_in_order(game: Game, me: int, mine: int, opponents: tuple[int, ...], reply: tuple[int, ...]) -> None:
+    """Play our move and the opponents' replies in seat order (the order
+    of recording is irrelevant to a hidden step, but keep it canonical)."""
+    moves = dict(zip(opponents, reply))
+    moves[me] = mine
+    for player in sorted(moves):
+        game.play(player, moves[player])
+
+
+def _first(items: list, preferred) -> list:
+    """`items` with `preferred` moved to the front (move ordering)."""
+    if preferred is None or preferred not in items:
+        return items
+    return [preferred] + [item for item in items if item != preferred]
+
+
+def _to_table(value: float, ply: int) -> float:
+    """Proven results are stored relative to the node, so a transposition
+    reached at another ply still reads the right distance to the end."""
+    if value > PROVEN:
+        return value + ply
+    if value < -PROVEN:
+        return value - ply
+    return value
+
+
+def _from_table(value: float, ply: int) -> float:
+    if value > PROVEN:
+        return value - ply
+    if value < -PROVEN:
+        return value + ply
+    return value

@@ -1,0 +1,166 @@
+"""The heuristic value of a game state, for cut-off searches.
+
+A player's *material* is a weighted sum of features that predict winning:
+points (and their square, since the race ends at 7), coins, the income
+its cards bring over the next cycle of days, the army it can attack and
+defend with, and its buys. A state's value for `me` is its material
+minus the best opponent's, squashed into (-1, 1) so that it always ranks
+below a proven win and above a proven loss.
+
+The weights are not guessed: `weights.json` holds the ones found by the
+self-play tuner in `bots.search.tuning`, with a note of how.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from importlib import resources
+
+from protocol import cards as card_table
+from protocol.engine import Game
+
+FEATURES: tuple[str, ...] = (
+    "points",
+    "points_squared",
+    "coins",
+    "income",
+    "attack",
+    "defense",
+    "defenders",
+    "buys",
+)
+"""The names of a player's features, in the order of a weight vector."""
+
+# Magic Bean Stock's income depends on the purse when it pays; counted
+# as one coin a day.
+_BEAN_INCOME_PER_CYCLE = 3.0
+
+
+@dataclass(frozen=True)
+class _CardTraits:
+    points: int
+    income: float  # coins over one cycle of days 1, 2, 3
+    attack: int  # attack level if the card can attack at all, else 0
+    defense: int  # defense level if the card can defend, else 0
+
+
+def _traits() -> dict[int, _CardTraits]:
+    traits = {}
+    for card in card_table.CARDS:
+        traits[card.id] = _CardTraits(
+            points=card.points,
+            income=float(sum(card.coins)) + (_BEAN_INCOME_PER_CYCLE if card.bean else 0.0),
+            attack=(card.atk or 0) if card.can_attack else 0,
+            defense=(card.def_ or 0) if card.can_defend else 0,
+        )
+    return traits
+
+
+_TRAITS = _traits()
+
+
+def features(game: Game, player: int) -> list[float]:
+    """The feature vector of `player` (see FEATURES)."""
+    points = 0
+    income = 0.0
+    attack = 0
+    defense = 0
+    defenders = 0
+    for card_id, _uses in game.cards(player):
+        t = _TRAITS[card_id]
+        points += t.points
+        income += t.income
+        if t.attack > attack:
+            attack = t.attack
+        if t.defense:
+            defense += t.defense
+            defenders += 1
+    return [
+        float(points),
+        points * points / 7.0,
+        float(game.coins(player)),
+        income,
+        float(attack),
+        float(defense),
+        float(defenders),
+        float(game.buys(player)),
+    ]
+
+
+@dataclass(frozen=True)
+class Weights:
+    """One weight per feature, plus the scale of the squashing."""
+
+    values: tuple[float, ...]
+    scale: float = 10.0
+
+    def __post_init__(self) -> None:
+        if len(self.values) != len(FEATURES):
+            raise ValueError(f"{len(self.values)} weights for {len(FEATURES)} features")
+
+    def as_dict(self) -> dict[str, float]:
+        return dict(zip(FEATURES, self.values))
+
+    @staticmethod
+    def from_dict(named: dict[str, float], scale: float = 10.0) -> "Weights":
+        unknown = set(named) - set(FEATURES)
+        if unknown:
+            raise ValueError(f"unknown features {sorted(unknown)}; expected {list(FEATURES)}")
+        return Weights(tuple(float(named.get(name, 0.0)) for name in FEATURES), scale)
+
+
+def material(game: Game, player: int, weights: Weights) -> float:
+    """`player`'s weighted feature sum; -inf once eliminated."""
+    if not game.alive(player):
+        return -math.inf
+    return sum(w * f for w, f in zip(weights.values, features(game, player)))
+
+
+def evaluate(game: Game, me: int, weights: Weights) -> float:
+    """`me`'s prospects in (-1, 1): its material against the best
+    opponent's. Meaningful for states that are not over."""
+    scores = [material(game, p, weights) for p in range(game.n_players)]
+    return _squash(scores, me, weights.scale)
+
+
+def evaluate_all(game: Game, weights: Weights) -> list[float]:
+    """Every player's prospects in (0, 1), for Monte Carlo leaves."""
+    scores = [material(game, p, weights) for p in range(game.n_players)]
+    return [(1.0 + _squash(scores, p, weights.scale)) / 2.0 for p in range(game.n_players)]
+
+
+def _squash(scores: list[float], me: int, scale: float) -> float:
+    mine = scores[me]
+    best_other = max(s for p, s in enumerate(scores) if p != me)
+    if mine == -math.inf:
+        return -1.0 + 1e-9
+    if best_other == -math.inf:
+        return 1.0 - 1e-9
+    return math.tanh((mine - best_other) / scale)
+
+
+DEFAULT_WEIGHTS_FILE = "weights.json"
+
+
+def load_weights(path: str | None = None) -> Weights:
+    """The shipped tuned weights (or those in the JSON file at `path`)."""
+    if path is None:
+        text = resources.files("bots.search").joinpath(DEFAULT_WEIGHTS_FILE).read_text()
+    else:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    data = json.loads(text)
+    try:
+        return Weights.from_dict(data["weights"], float(data.get("scale", 10.0)))
+    except (KeyError, TypeError, ValueError) as problem:
+        raise ValueError(f"{path or DEFAULT_WEIGHTS_FILE}: not a weights file ({problem})") from None
+
+
+def save_weights(weights: Weights, path: str, note: str) -> None:
+    """Write `weights` with a note of how they were made."""
+    data = {"weights": weights.as_dict(), "scale": weights.scale, "note": note}
+    with open(path, "w", encoding="utf-8") as handle:
+        json.dump(data, handle, indent=2)
+        handle.write("\n")
