@@ -1,0 +1,4 @@
+"""Reads every state and never answers."""
+import botlib
+
+botlib.serve(lambda state, number: None)

@@ -1,0 +1,35 @@
+"""Starts two child processes and a grandchild that escapes with setsid
+(double fork), records all their pids, answers once, then exits."""
+import os
+import subprocess
+import sys
+import time
+
+import botlib
+
+children = [subprocess.Popen(["sleep", "300"]) for _ in range(2)]
+read_end, write_end = os.pipe()
+middle = os.fork()
+if middle == 0:
+    os.setsid()
+    grandchild = os.fork()
+    if grandchild == 0:
+        os.close(read_end)
+        os.close(write_end)
+        os.closerange(3, 256)
+        os.execvp("sleep", ["sleep", "300"])
+    os.write(write_end, f"{grandchild}\n".encode())
+    os._exit(0)
+os.close(write_end)
+grandchild = int(os.read(read_end, 64))
+os.waitpid(middle, 0)
+botlib.record_pids(os.getpid(), *(c.pid for c in children), grandchild)
+
+
+def answer(state, number):
+    botlib.send([botlib.simple_move(state)])
+    time.sleep(0.2)
+    os._exit(0)
+
+
+botlib.serve(answer)

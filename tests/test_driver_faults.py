@@ -1,0 +1,209 @@
+"""Every way a bot can misbehave ends the game with a fault naming it,
+a complete trace, and no process of any bot left behind."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+import orjson
+import pytest
+
+from driver.botspec import BotSpec
+from driver.game import GameOptions, GameResult, play_game
+
+BOTS = Path(__file__).parent / "bots"
+
+
+def bot(script: str, *args: str) -> BotSpec:
+    return BotSpec((sys.executable, "-S", str(BOTS / script), *args), script.removesuffix(".py"))
+
+
+GOOD = bot("simple.py")
+
+
+@pytest.fixture
+def pid_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "pids"
+    monkeypatch.setenv("ECONOMANCY_TEST_PIDS", str(path))
+    return path
+
+
+def recorded_pids(pid_file: Path) -> list[int]:
+    return [int(line) for line in pid_file.read_text().split()] if pid_file.exists() else []
+
+
+def zombie_children() -> list[int]:
+    me = os.getpid()
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_bytes()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if fields[0] == b"Z" and int(fields[1]) == me:
+            found.append(int(entry))
+    return found
+
+
+def assert_all_gone(pid_file: Path, expected_at_least: int = 1) -> None:
+    pids = recorded_pids(pid_file)
+    assert len(pids) >= expected_at_least, f"the test bots recorded {pids}"
+    alive = [pid for pid in pids if Path(f"/proc/{pid}").exists()]
+    assert alive == [], f"bot processes still present: {alive}"
+    assert zombie_children() == []
+
+
+def play(bots: list[BotSpec], **options: object) -> GameResult:
+    return play_game(bots, GameOptions(**{"timeout": 2.0, "max_days": 6, **options}))  # type: ignore[arg-type]
+
+
+def assert_fault(result: GameResult, seat: int, *words: str) -> str:
+    """The game ended in `seat`'s fault, the reason mentions `words`, and the
+    trace is complete: every line parses and the last is the fault state."""
+    assert result.fault is not None, f"no fault; winner {result.winner}"
+    assert result.fault[0] == seat
+    reason = result.fault[1]
+    for word in words:
+        assert word in reason, reason
+    values = [orjson.loads(line) for line in result.trace]
+    last = values[-1]
+    assert "player" not in last
+    assert last["phase"] == {"name": "fault", "forfiet": seat, "reason": reason}
+    assert result.winner is None
+    return reason
+
+
+def last_state_to(result: GameResult, seat: int) -> int:
+    """Index in the trace of the last state sent to `seat`."""
+    values = [orjson.loads(line) for line in result.trace]
+    return max(i for i, v in enumerate(values) if isinstance(v, dict) and v.get("player") == seat)
+
+
+def test_crash_before_first_move(pid_file: Path) -> None:
+    result = play([GOOD, bot("crash_start.py")])
+    assert_fault(result, 1, "exited with status 1")
+    assert b"cannot initialise" in result.stderr[1]
+    # The state was sent, nothing came back: the fault state follows it.
+    assert last_state_to(result, 1) == len(result.trace) - 2
+    assert_all_gone(pid_file, 2)
+
+
+def test_crash_mid_game(pid_file: Path) -> None:
+    result = play([bot("crash_mid.py"), GOOD])
+    assert_fault(result, 0, "exited with status 1")
+    assert b"RuntimeError: crash_mid" in result.stderr[0]
+    assert result.moves >= 3
+    assert_all_gone(pid_file, 2)
+
+
+def test_never_answers(pid_file: Path) -> None:
+    started = time.monotonic()
+    result = play([GOOD, bot("silent.py")], timeout=0.4)
+    assert_fault(result, 1, "timeout", "0.4 s")
+    assert orjson.loads(result.trace[-2]) == "timeout"
+    assert time.monotonic() - started < 5
+    assert_all_gone(pid_file, 2)
+
+
+def test_answer_after_timeout_is_a_timeout(pid_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LATE_SECONDS", "0.8")
+    result = play([bot("late.py"), GOOD], timeout=0.3)
+    assert_fault(result, 0, "timeout")
+    assert orjson.loads(result.trace[-2]) == "timeout"
+    assert result.moves == 2  # both first investments; the late answer was the second of seat 0
+    assert_all_gone(pid_file, 2)
+
+
+def test_garbage_answer(pid_file: Path) -> None:
+    result = play([GOOD, bot("garbage.py")])
+    assert_fault(result, 1, "not JSON", "I choose the Ghost")
+    assert orjson.loads(result.trace[-2]) == "I choose the Ghost, obviously!"
+    assert_all_gone(pid_file, 2)
+
+
+def test_answer_not_an_array(pid_file: Path) -> None:
+    result = play([bot("not_array.py"), GOOD])
+    assert_fault(result, 0, "one-element array")
+    assert orjson.loads(result.trace[-2]) == {"move": 0}
+    assert_all_gone(pid_file, 2)
+
+
+def test_answer_of_the_wrong_type(pid_file: Path) -> None:
+    result = play([GOOD, bot("wrong_type.py")])
+    assert_fault(result, 1, "bad move", "Ghost")
+    assert orjson.loads(result.trace[-2]) == ["Ghost"]
+    assert_all_gone(pid_file, 2)
+
+
+def test_illegal_move(pid_file: Path) -> None:
+    result = play([bot("illegal.py"), GOOD])
+    assert_fault(result, 0, "invest more coins than they have")
+    assert orjson.loads(result.trace[-2]) == [4]
+    assert_all_gone(pid_file, 2)
+
+
+def test_fifty_megabyte_line(pid_file: Path) -> None:
+    started = time.monotonic()
+    result = play([GOOD, bot("huge_line.py")])
+    assert_fault(result, 1, "longer than")
+    assert orjson.loads(result.trace[-2]).startswith("[999")
+    assert max(len(line) for line in result.trace) < 10_000
+    assert time.monotonic() - started < 10
+    assert_all_gone(pid_file, 2)
+
+
+def test_no_newline_times_out(pid_file: Path) -> None:
+    result = play([bot("no_newline.py"), GOOD], timeout=0.4)
+    assert_fault(result, 0, "timeout")
+    assert_all_gone(pid_file, 2)
+
+
+def test_stderr_flood_does_not_block_the_game(pid_file: Path) -> None:
+    result = play([bot("stderr_flood.py"), GOOD], max_days=3, stderr_limit=64 << 10)
+    assert result.fault is None
+    assert result.moves >= 9  # 3 days of investing and buying, about 600 KiB of stderr each
+    kept = result.stderr[0]
+    assert len(kept) < (64 << 10) + 200
+    assert kept.startswith(b"[... ") and b"bytes of standard error dropped" in kept
+    assert kept.rstrip().endswith(b"done")
+    assert orjson.loads(result.trace[-1])["phase"]["name"] == "end"
+    assert_all_gone(pid_file, 2)
+
+
+def test_bot_that_closes_its_stdin(pid_file: Path) -> None:
+    result = play([GOOD, bot("close_stdin.py")])
+    assert_fault(result, 1, "closed its standard input")
+    assert_all_gone(pid_file, 2)
+
+
+def test_bot_ignoring_sigterm_is_killed(pid_file: Path) -> None:
+    started = time.monotonic()
+    result = play([bot("ignore_term.py"), GOOD], max_days=1)
+    assert result.fault is None
+    assert time.monotonic() - started < 5
+    assert_all_gone(pid_file, 2)
+
+
+def test_children_and_setsid_grandchild_are_reaped(pid_file: Path) -> None:
+    started = time.monotonic()
+    result = play([bot("spawner.py"), GOOD])
+    assert_fault(result, 0, "exited with status 0")
+    # Exit is seen at once, although the grandchildren keep stdout open.
+    assert time.monotonic() - started < 1.8
+    assert_all_gone(pid_file, 5)
+
+
+def test_unstartable_bot_forfeits_before_the_game(tmp_path: Path) -> None:
+    script = tmp_path / "no_shebang"
+    script.write_text("print('hello')\n")
+    script.chmod(0o755)
+    result = play([GOOD, BotSpec((str(script),), "no_shebang")])
+    assert_fault(result, 1, "cannot start")
+    assert len(result.trace) == 1 and result.moves == 0
+    assert zombie_children() == []
