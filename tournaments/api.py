@@ -25,7 +25,7 @@ from tournaments.backends import make_backend
 from tournaments.entrants import parse_entrants
 from tournaments.round_robin import TournamentResult
 from tournaments.runner import Context
-from tournaments.schedule import Seatings
+from tournaments.schedule import Seatings, check_field
 from tournaments.store import Store
 from tournaments.workers import PlayOptions
 
@@ -63,6 +63,7 @@ def round_robin(
     **session_args: object,
 ) -> TournamentResult:
     entrants = parse_entrants(bots)
+    check_field(len(entrants), players)
     with session(**session_args) as ctx:  # type: ignore[arg-type]
         return _round_robin.round_robin(
             ctx, entrants, players=players, games=games, seatings=seatings, bootstrap=bootstrap
@@ -80,6 +81,7 @@ def gauntlet(
     **session_args: object,
 ) -> TournamentResult:
     entrants = parse_entrants([challenger, *field])
+    check_field(len(entrants), players)
     with session(**session_args) as ctx:  # type: ignore[arg-type]
         return _round_robin.gauntlet(
             ctx, entrants[0], entrants[1:], players=players, games=games, seatings=seatings,
@@ -99,6 +101,8 @@ def elimination(
     **session_args: object,
 ) -> TournamentResult:
     entrants = parse_entrants(bots)
+    check_field(len(entrants), 2)
+    check_field(max(len(entrants), players), players)
     with session(**session_args) as ctx:  # type: ignore[arg-type]
         return _elimination.elimination(
             ctx, entrants, players=players, games=games, seatings=seatings, seed=seed, echo=echo,

@@ -86,7 +86,10 @@ def check_field(n_entrants: int, players: int) -> None:
     if players not in (2, 3, 4):
         raise ValueError(f"games have 2, 3 or 4 players, not {players}")
     if n_entrants < players:
-        raise ValueError(f"{players}-player games need at least {players} bots, got {n_entrants}")
+        raise ValueError(
+            f"{players}-player games need at least {players} bots, got {n_entrants}"
+            " (the same bot may be entered more than once)"
+        )
 
 
 def _interleave(lists: Sequence[Sequence[GameSpec]]) -> Iterator[GameSpec]:

@@ -1,0 +1,153 @@
+"""End to end with real bot processes: faults, bad input, resume, formats."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tournaments import PlayOptions, elimination, gauntlet, round_robin, sprt
+
+BOTS = Path(__file__).parent / "bots_tournament"
+PASSIVE, CRASH, HANG = (str(BOTS / f) for f in ("passive.py", "crash.py", "hang.py"))
+
+
+def cli(*args: str, **kw: object) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", "from tournaments.cli import tournament_main; tournament_main()", *args],
+        capture_output=True, text=True, timeout=120, **kw,  # type: ignore[arg-type]
+    )
+
+
+def test_crashing_and_hanging_bots_forfeit_and_the_tournament_goes_on(tmp_path: Path) -> None:
+    res = round_robin(
+        [f"passive={PASSIVE}", f"crash={CRASH}", f"hang={HANG}"],
+        games=1, db=tmp_path / "r.sqlite", concurrency=2,
+        options=PlayOptions(max_days=3, timeout=1.0),
+    )
+    rec = res.standings.records
+    assert res.standings.games == res.played_now == 6
+    assert (rec["passive"].wins, rec["passive"].forfeits) == (4, 0)
+    # Against each other the first seat to misbehave forfeits: one game each.
+    assert (rec["crash"].forfeits, rec["crash"].wins) == (3, 1)
+    assert (rec["hang"].forfeits, rec["hang"].wins) == (3, 1)
+    assert set(res.standings.forfeit_reasons["hang"]) == {"timeout"}
+    assert "status 3" in next(iter(res.standings.forfeit_reasons["crash"]))
+    assert res.standings.names[0] == "passive"
+    conn = sqlite3.connect(tmp_path / "r.sqlite")
+    rows = conn.execute("SELECT fault_seat, fault_reason, length(trace) FROM games").fetchall()
+    assert sum(1 for f, why, n in rows if f is not None and why) == 6 and all(n > 0 for *_, n in rows)
+
+
+def test_bad_bots_and_fields_fail_before_any_game(tmp_path: Path) -> None:
+    db = tmp_path / "r.sqlite"
+    out = cli("round-robin", PASSIVE, str(tmp_path / "nope.py"), "--db", str(db))
+    assert out.returncode == 1 and "bot 2" in out.stderr and "does not exist" in out.stderr
+    plain = tmp_path / "plain.py"
+    plain.write_text("print('hi')\n")
+    out = cli("round-robin", PASSIVE, str(plain), "--db", str(db))
+    assert out.returncode == 1 and "not executable" in out.stderr
+    out = cli("round-robin", PASSIVE, PASSIVE, "--players", "3", "--db", str(db))
+    assert out.returncode == 1 and "at least 3 bots" in out.stderr
+    assert not db.exists()
+
+
+def test_corrupt_database_is_refused_and_kept(tmp_path: Path) -> None:
+    db = tmp_path / "r.sqlite"
+    db.write_bytes(b"my thesis, not a database\n")
+    out = cli("round-robin", PASSIVE, PASSIVE, "--db", str(db))
+    assert out.returncode == 1 and "not an SQLite database" in out.stderr
+    assert db.read_bytes() == b"my thesis, not a database\n"
+
+
+def _stored(db: Path) -> dict[str, float]:
+    try:
+        conn = sqlite3.connect(db, timeout=5)
+        try:
+            return dict(conn.execute("SELECT key, finished FROM games").fetchall())
+        finally:
+            conn.close()
+    except sqlite3.OperationalError:
+        return {}
+
+
+def _run_until(args: list[str], db: Path, n: int, sig: int) -> tuple[subprocess.CompletedProcess[str] | None, str]:
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "from tournaments.cli import tournament_main; tournament_main()", *args],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )
+    deadline = time.monotonic() + 60
+    while len(_stored(db)) < n and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.killpg(proc.pid, sig)
+    _, err = proc.communicate(timeout=60)
+    return proc.returncode, err  # type: ignore[return-value]
+
+
+def test_interrupt_and_kill_lose_no_game_and_resume_plays_only_the_rest(tmp_path: Path) -> None:
+    db = tmp_path / "r.sqlite"
+    args = ["round-robin", PASSIVE, PASSIVE, PASSIVE, "--games", "4", "--max-days", "40", "--db", str(db), "-j", "2"]
+    code, err = _run_until(args, db, 3, signal.SIGINT)
+    first = _stored(db)
+    assert code == 130 and "resume" in err
+    assert 3 <= len(first) < 24
+    code, _ = _run_until(args, db, len(first) + 3, signal.SIGKILL)
+    second = _stored(db)
+    assert code == -signal.SIGKILL
+    assert len(second) < 24 and all(second[k] == first[k] for k in first)  # nothing lost or replayed
+    out = cli(*args, "--json")
+    assert out.returncode == 0, out.stderr
+    final = _stored(db)
+    assert len(final) == 24 and all(final[k] == second[k] for k in second)
+    import orjson
+
+    report = orjson.loads(out.stdout)
+    assert report["played_now"] == 24 - len(second) and report["games"] == 24
+
+
+def test_elimination_with_four_player_tables_byes_and_resume(tmp_path: Path) -> None:
+    bots = [f"p{i}={PASSIVE}" for i in range(4)] + ["r=random"]
+    kw = dict(players=4, games=1, seatings="latin", db=tmp_path / "e.sqlite", concurrency=2,
+              options=PlayOptions(max_days=3), bootstrap=0)
+    shown: list[str] = []
+    res = elimination(bots, echo=shown.append, **kw)  # type: ignore[arg-type]
+    d = res.details
+    assert d["seeding_from"] == "seeding round"
+    first_round = d["bracket"][0]
+    assert [len(t["bots"]) for t in first_round] == [1, 1, 1, 2]  # seeds 1-3 have byes
+    assert d["bracket"][1][0]["bots"] and len(d["bracket"][1][0]["bots"]) == 4
+    assert d["champion"] == d["bracket"][1][0]["winner"]
+    # seeding: 5 tables x 4 seatings; round 1: 1 table x 2; final: 4
+    assert res.played_now == 20 + 2 + 4
+    assert any("Final" in s for s in shown)
+    again = elimination(bots, **kw)  # type: ignore[arg-type]
+    assert again.played_now == 0 and again.details["champion"] == d["champion"]
+    reseeded = elimination(bots, seed=1, **kw)  # type: ignore[arg-type]
+    assert reseeded.details["seeding_from"] == "stored ratings"
+    assert reseeded.played_now == 6
+
+
+def test_sprt_stops_when_decided_and_resumes_decided(tmp_path: Path) -> None:
+    kw = dict(elo0=0.0, elo1=100.0, db=tmp_path / "s.sqlite", concurrency=2, options=PlayOptions(max_days=2),
+              max_games=400)
+    res = sprt(PASSIVE, CRASH, **kw)  # type: ignore[arg-type]
+    s = res.details["sprt"]
+    assert s["decision"] == "H1" and s["llr"] >= s["upper"]
+    assert s["pentanomial"][4] == s["pairs"] and res.played_now < 60
+    again = sprt(PASSIVE, CRASH, **kw)  # type: ignore[arg-type]
+    assert again.played_now == 0 and again.details["sprt"]["pentanomial"] == s["pentanomial"]
+
+
+def test_gauntlet_puts_the_challenger_at_every_table(tmp_path: Path) -> None:
+    res = gauntlet("random", [PASSIVE, PASSIVE, PASSIVE], players=3, games=1, seatings="latin",
+                   db=tmp_path / "g.sqlite", options=PlayOptions(max_days=3), bootstrap=20)
+    conn = sqlite3.connect(tmp_path / "g.sqlite")
+    seats = [row[0] for row in conn.execute("SELECT seats FROM games")]
+    assert len(seats) == 3 * 3 and all('"random"' in s for s in seats)
+    assert res.standings.records["random"].games == 9
