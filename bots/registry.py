@@ -2,8 +2,11 @@
 
 One table serves the referee's botspec parser (`driver run random ...`),
 the tournament tools and compile.sh, so a new bot is one line in `BOTS`.
-Bots run as `python -m bots.<module>` under the interpreter that runs the
-caller: no PATH lookup, no virtual environment to activate.
+Bots run as `python -P -m bots.<module>` under the interpreter that runs
+the caller: no PATH lookup, no virtual environment to activate. `-P`
+keeps the current directory off the module path, so the bot is the
+installed one even when the driver runs inside a source checkout (whose
+engine may not be built in place).
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ def resolve(name: str) -> list[str] | None:
     entry = _BY_NAME.get(name)
     if entry is None:
         return None
-    return [sys.executable, "-m", entry.module]
+    return [sys.executable, "-P", "-m", entry.module]
 
 
 def module(name: str) -> str | None:

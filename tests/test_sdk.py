@@ -216,11 +216,26 @@ def test_registry_resolves_every_bot_name_to_a_module_run() -> None:
     }
     assert [name for name, _ in registry.names()] == list(expected)
     for name, module in expected.items():
-        assert registry.resolve(name) == [sys.executable, "-m", module]
+        assert registry.resolve(name) == [sys.executable, "-P", "-m", module]
     assert all(description for _, description in registry.names())
     assert registry.resolve("nobody") is None
     assert registry.resolve("bots.random_bot") is None
     assert registry.is_installed("random") and not registry.is_installed("nobody")
+
+
+def test_a_resolved_bot_is_the_installed_one_whatever_the_directory(tmp_path: Path) -> None:
+    """A checkout or a user's folder holding a `bots` package must not
+    replace the bot the registry names."""
+    fake = tmp_path / "bots"
+    fake.mkdir()
+    (fake / "__init__.py").write_text("")
+    (fake / "random_bot.py").write_text("import sys; sys.exit('the shadowing module ran')")
+    game = Game(2)
+    bot = subprocess.run(
+        registry.resolve("random"), input=_line(game.to_wire(0)), capture_output=True, cwd=tmp_path, timeout=30
+    )
+    assert bot.returncode == 0, bot.stderr
+    assert orjson.loads(bot.stdout)[0] in game.legal_moves(0)
 
 
 def test_registry_main_lists_and_rejects_unknown_names() -> None:
