@@ -223,11 +223,14 @@ def report_cmd(db: Path, output: Path, tournament_id: int | None) -> None:
 # ---------------------------------------------------------------- ladder
 
 
+def _ladder_db(f: F) -> F:
+    return click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=None,
+                        help=f"Ladder database [default: {default_db()}].")(f)
+
+
 def _ladder_options(f: F) -> F:
     f = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")(f)
-    f = click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=None,
-                     help=f"Ladder database [default: {default_db()}].")(f)
-    return f
+    return _ladder_db(f)
 
 
 @contextmanager
@@ -294,7 +297,7 @@ def ladder_show(db: Path | None, as_json: bool) -> None:
 @ladder_main.command("run")
 @click.option("--games", "-n", type=click.IntRange(1), required=True, help="Games to play.")
 @click.option("--players", "-p", type=click.IntRange(2, 4), default=2, show_default=True)
-@_ladder_options
+@_ladder_db
 @_play_options
 def ladder_run(games: int, players: int, db: Path | None, **kw: Any) -> None:
     """Play the games that most reduce rating uncertainty."""
@@ -309,7 +312,7 @@ def ladder_run(games: int, players: int, db: Path | None, **kw: Any) -> None:
               help="Games per group and seating.")
 @click.option("--players", "-p", type=click.IntRange(2, 4), default=2, show_default=True)
 @click.option("--seatings", type=click.Choice(["all", "latin"]), default="all", show_default=True)
-@_ladder_options
+@_ladder_db
 @_play_options
 def ladder_eval(command: str, games: int, players: int, seatings: str, db: Path | None, **kw: Any) -> None:
     """Rate COMMAND against the pool without adding it."""

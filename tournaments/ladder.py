@@ -6,13 +6,14 @@ Choosing which games to play next needs a rating that moves after each
 game, so match-making keeps openskill's online Plackett-Luce model,
 replayed from the stored games: the next table is the group whose
 members are most uncertain (sigma) and whose outcome is least
-predictable, and a scheduled table counts as a pending draw so a batch
-of parallel games spreads over the pool.
+predictable, and a scheduled table already shrinks its members' sigma
+so a batch of parallel games spreads over the pool.
 """
 
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import combinations, permutations
@@ -77,8 +78,12 @@ class _Live:
         return sum(self.ratings[n].sigma ** 2 for n in group) * (0.25 + entropy)
 
     def pending(self, group: Sequence[str]) -> None:
-        """Count a scheduled table as a draw (shrinks sigma, keeps mu level)."""
-        self.update(Result(tuple(group), None))
+        """Count a scheduled table as played: shrink its members' sigma as a
+        game would, keep their mu (the result is not known yet)."""
+        teams = [[self.ratings[n]] for n in group]
+        after = self.model.rate(teams, ranks=[1] * len(group))
+        for n, [r] in zip(group, after):
+            self.ratings[n] = self.model.rating(mu=self.ratings[n].mu, sigma=r.sigma, name=n)
 
 
 class Ladder:
@@ -117,13 +122,16 @@ class Ladder:
         if not name or "=" in name or "/" in name:
             raise TournamentError(f"bad ladder name {name!r} (no '=' or '/', not empty)")
         [entrant] = parse_entrants([command])
-        used = {s for r in self.store.iter_results() for s in r.seats}
+        argv = list(entrant.argv)
+        if os.sep in argv[0]:  # the ladder outlives the current directory
+            argv[0] = os.path.abspath(argv[0])
+        used = {s for r, _ in self._results() for s in r.seats}
         if name in used and name not in {b.name for b in self.pool()}:
             raise TournamentError(
                 f"{name!r} has stored ladder games from a removed bot; choose another name"
             )
-        self.store.add_ladder_bot(name, entrant.argv)
-        return PoolBot(name, list(entrant.argv))
+        self.store.add_ladder_bot(name, argv)
+        return PoolBot(name, argv)
 
     def remove(self, name: str) -> None:
         """Take a bot out of the pool; its games stay in the history."""
