@@ -10,9 +10,12 @@ Buying
   2. Deny an opponent who could win this round: reach their possible
      points ourselves (the winner needs strictly the most), or buy the last
      copy they need so that it is contested and nobody gets it.
-  3. Stay alive: if some opponent has more attacks than we have defenses,
-     buy a defender first (best one that beats their attackers).
-  4. Otherwise follow the fastest route to the winning points
+  3. Stay alive: if some opponent could have more attacks than we have
+     defenses, do not pass: buy the card of our route that defends (points
+     cards defend too), or else the defender that best beats their attackers.
+  4. Keep a deterrent: when opponents hold attackers and none of our
+     defenders would make one faint, buy the cheapest card that would.
+  5. Otherwise follow the fastest route to the winning points
      (`fastest_route`): a small search over our own future buys that knows
      which cards pay on which day of the 3-day cycle, so an income card is
      bought only when it pays for itself before the points are complete.
@@ -237,6 +240,21 @@ def defender_buy(game: Game, me: int, options: Sequence[int]) -> int | None:
     return max(stock, key=merit)
 
 
+def deterrent_buy(game: Game, me: int, options: Sequence[int]) -> int | None:
+    """When opponents hold attackers and none of our cards would make one
+    faint in a fight, the cheapest card that would: their attacks then cost
+    them cards, and if it can attack too, an opponent who cannot beat it
+    must pay to deny its attacks."""
+    attackers = {c for p in opponents(game, me) for c, _ in game.cards(p) if ATTACKS[c] > 0}
+    if not attackers:
+        return None
+    ours = [c for c, _ in game.cards(me) if DEF[c] is not None and DEFENDS[c] > 0]
+    if any(ATK[c] > DEF[a] for c in ours for a in attackers):
+        return None
+    killers = [c for c in options if c != PASS and DEF[c] is not None and all(ATK[c] > DEF[a] for a in attackers)]
+    return min(killers, key=lambda c: (COST[c] or 0, -ATTACKS[c], -DEF[c]), default=None)
+
+
 # Cards the route search considers: points and every card with income.
 def _route_cards(base: bool) -> tuple[int, ...]:
     return tuple(c for c in shop_ids(base) if POINTS[c] > 0 or cycle_income(c) > 0)
@@ -245,7 +263,7 @@ def _route_cards(base: bool) -> tuple[int, ...]:
 @lru_cache(maxsize=200_000)
 def _route(
     day: int, coins: int, earners: tuple[int, ...], points: int, target: int,
-    stock: tuple[tuple[int, int], ...], days_left: int, scoring: bool, defend_first: bool = False,
+    stock: tuple[tuple[int, int], ...], days_left: int, scoring: bool, first: frozenset[int] | None = None,
 ) -> tuple[int, int, int]:
     """(days to reach `target` points, -coins left then, first buy) from a
     buy phase, with one buy a day and no interference.
@@ -257,8 +275,8 @@ def _route(
     """
     best = (days_left + 1 + (target - points), -coins, PASS)
     options = [PASS] + [c for c, n in stock if n > 0 and (COST[c] or 0) <= coins and (POINTS[c] > 0 or not scoring)]
-    if defend_first:
-        options = [c for c in options if c != PASS and DEF[c] is not None and DEFENDS[c] > 0]
+    if first is not None:
+        options = [c for c in options if c in first]
     for card in options:
         cost = (COST[card] or 0) if card != PASS else 0
         gained = POINTS[card] if card != PASS else 0
@@ -284,32 +302,43 @@ def _route(
     return best
 
 
-def fastest_route(game: Game, me: int, horizon: int = 6, defend_first: bool = False) -> tuple[int, int, int]:
+def fastest_route(
+    game: Game, me: int, horizon: int = 6, first: frozenset[int] | None = None
+) -> tuple[int, int, int]:
     """(days, -coins left, first buy) of our fastest route to winning points
-    (PASS as first buy when no allowed buy starts a route)."""
+    starting with one of `first` if given (PASS as first buy when none of
+    them starts a route)."""
     target = max(WIN_POINTS, max((game.points(p) for p in opponents(game, me)), default=0) + 1)
     earners = tuple(c for c, _ in game.cards(me) if cycle_income(c) > 0)
     shop = game.shop()
     stock = tuple((c, shop[c]) for c in _route_cards(game.base))
     scoring = game.points(me) > 0
-    return _route(game.day, game.coins(me), earners, game.points(me), target, stock, horizon, scoring, defend_first)
+    return _route(game.day, game.coins(me), earners, game.points(me), target, stock, horizon, scoring, first)
 
 
 def choose_buy(game: Game, me: int) -> int:
-    """Rules 1-4 of buying, in order."""
+    """Rules 1-5 of buying, in order."""
     wins = winning_buys(game, me)
     if wins:
         return wins[0]
     deny = denial_buy(game, me)
     if deny is not None:
         return deny
-    stock = [c for c in in_stock(game, me) if not (contested(game, me, c) and game.shop()[c] == 1)]
-    must_defend = exposed(game, me)
-    _, _, card = fastest_route(game, me, defend_first=must_defend)
-    if card != PASS and card not in stock:
-        card = PASS  # the last copy would be lost in a race we cannot win
-    if must_defend and card == PASS:
-        return defender_buy(game, me, stock) or PASS
+    stock = in_stock(game, me)
+    shop = game.shop()
+    # A last copy someone else can afford may be lost with our coins: take
+    # it only when nothing uncontested does the job.
+    sure = [c for c in stock if not (contested(game, me, c) and shop[c] == 1)]
+    deterrent = deterrent_buy(game, me, sure)
+    if deterrent is not None:
+        return deterrent
+    if exposed(game, me):
+        # Any card that defends keeps the count (points cards too): the
+        # best one for our route; a passing day could be our last.
+        defenders = [c for c in sure if DEF[c] is not None and DEFENDS[c] > 0]
+        _, _, card = fastest_route(game, me, first=frozenset(defenders))
+        return card if card != PASS else defender_buy(game, me, stock) or PASS
+    _, _, card = fastest_route(game, me, first=frozenset(sure) | {PASS})
     return card
 
 
