@@ -26,7 +26,11 @@ while (($#)); do
         sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
         exit 0
         ;;
-    -o) OUT=${2:?compile.sh: -o needs a directory}; shift 2 ;;
+    -o)
+        if (($# < 2)); then echo "compile.sh: -o needs a directory" >&2; exit 2; fi
+        OUT=$2
+        shift 2
+        ;;
     -*) echo "compile.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     *) break ;;
     esac
