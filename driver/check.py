@@ -77,13 +77,19 @@ class CheckReport:
 
 
 def check_bot(
-    spec: BotSpec, timeout: float = 10.0, seed: int = 0, extra_games: int = 12, max_days: int = 100
+    spec: BotSpec,
+    timeout: float = 10.0,
+    seed: int = 0,
+    extra_games: int = 12,
+    max_days: int = 100,
+    max_failures: int = 50,
 ) -> CheckReport:
     """Run the compliance check on one bot process.
 
     Plays one game per scenario, with the bot's seat rotating and the last
     one ending in an opponent's fault, then up to `extra_games` more games
-    while some phase of some scenario has not been met.
+    while some phase of some scenario has not been met; stops after the
+    game in which the bot reaches `max_failures` failed steps.
     """
     rng = random.Random(seed)
     report = CheckReport()
@@ -101,6 +107,8 @@ def check_bot(
                 break
             number += 1
             _check_game(group, report, number, n, base, number % n, fault, rng, timeout, max_days)
+            if len(report.failures) >= max_failures and report.aborted is None:
+                report.aborted = f"{len(report.failures)} failed steps; later games not played"
     finally:
         group.close()
         report.stderr = group.bots[0].kept_stderr()
@@ -184,7 +192,7 @@ def _ask(group: BotGroup, report: CheckReport, game: Game, number: int, me: int,
         report.aborted = f"the bot {'did not answer' if check == 'answered' else 'timed out'}; later steps not run"
         return False
     if check != "ok":
-        game.play(me, random.Random(0).choice(game.legal_moves(me)))
+        game.play(me, _opponent_move(game, me, "passive", random.Random(0)))
     return True
 
 
@@ -209,9 +217,8 @@ def _send_final(group: BotGroup, report: CheckReport, game: Game, number: int, m
 
 
 def _opponent_move(game: Game, p: int, temper: str, rng: random.Random) -> int:
-    moves = game.legal_moves(p)
-    if game.phase == INVESTING and temper == "passive":
-        return 0
-    if game.phase == INVESTING and temper == "aggressive":
-        return moves[-1]
-    return rng.choice(moves)
+    if game.phase == INVESTING:
+        # Not legal_moves(): Magic Bean Stock can compound coins past any list size.
+        coins = game.coins(p)
+        return {"passive": 0, "aggressive": coins}.get(temper, rng.randint(0, coins))
+    return rng.choice(game.legal_moves(p))

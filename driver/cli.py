@@ -202,3 +202,7 @@ def _bot_param(text: str) -> BotSpec:
 def main() -> None:
     """Console entry point (`driver`)."""
     driver(prog_name="driver")
+
+
+if __name__ == "__main__":
+    main()
