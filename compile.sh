@@ -43,6 +43,11 @@ BUNDLE_NAME=economancy-bots
 
 mkdir -p "$BUILD" "$OUT"
 OUT=$(cd "$OUT" && pwd)
+# One build at a time per checkout: builds share build/compile.
+if command -v flock >/dev/null; then
+    exec 9>"$BUILD/.lock"
+    flock 9
+fi
 LOG=$BUILD/build.log
 : >"$LOG"
 
