@@ -274,7 +274,8 @@ def _route(
     would not pay for itself before the end).
     """
     best = (days_left + 1 + (target - points), -coins, PASS)
-    options = [PASS] + [c for c, n in stock if n > 0 and (COST[c] or 0) <= coins and (POINTS[c] > 0 or not scoring)]
+    # PASS last: on a tie a card in hand beats coins in the purse.
+    options = [c for c, n in stock if n > 0 and (COST[c] or 0) <= coins and (POINTS[c] > 0 or not scoring)] + [PASS]
     if first is not None:
         options = [c for c in options if c in first]
     for card in options:
