@@ -98,10 +98,11 @@ class Session:
         """The reply line to one message from the driver, or None when the
         message asks for nothing (the end of a game). Raises BadMessage."""
         state, me = _parse_state(line)
-        phase = state["phase"]["name"]
-        if phase in _FINAL_PHASES:
+        if state["phase"]["name"] in _FINAL_PHASES:
             self._finish(state, me)
             return None
+        if me is None:
+            raise BadMessage('the state has no integer "player": the bot cannot tell which seat it plays')
         days_played = self.days.see(_day(state))
         game = _rebuild(state, days_played, self.max_days)
         if me not in game.pending():
@@ -111,14 +112,20 @@ class Session:
             if self.on_game_start is not None:
                 self.on_game_start(game, me)
         move = self.decide(game, me)
+        legal = game.legal_moves(me)
+        if move not in legal:
+            # A bug in the bot, not in the message: stop with a clear account
+            # rather than send a move the driver would fault anyway.
+            raise ValueError(f"decide() returned {move!r}, not one of the legal moves {legal}")
         return orjson.dumps([move_to_wire(game, move)]) + b"\n"
 
-    def _finish(self, state: dict, me: int) -> None:
+    def _finish(self, state: dict, me: int | None) -> None:
+        """The game is over: forget it even if the final state is odd."""
         days_played = self.days.see(_day(state))
         self.days.reset()
         self.in_game = False
         self.games_finished += 1
-        if self.on_game_end is not None:
+        if self.on_game_end is not None and me is not None:
             self.on_game_end(_rebuild(state, days_played, self.max_days), me)
 
 
@@ -191,9 +198,9 @@ def option_parser(description: str | None = None, prog: str | None = None) -> ar
     return parser
 
 
-def _parse_state(line: bytes) -> tuple[dict, int]:
-    """The state object and the receiving player's index, checked enough
-    that every later step can index it without surprises."""
+def _parse_state(line: bytes) -> tuple[dict, int | None]:
+    """The state object and the receiving player's index (None if absent),
+    checked enough that every later step can index it without surprises."""
     try:
         state = orjson.loads(line)
     except orjson.JSONDecodeError as problem:
@@ -204,10 +211,12 @@ def _parse_state(line: bytes) -> tuple[dict, int]:
     if not isinstance(phase, dict) or not isinstance(phase.get("name"), str):
         raise BadMessage('the state has no "phase" object with a "name"')
     me = state.get("player")
-    if type(me) is not int:
-        raise BadMessage('the state has no integer "player": the bot cannot tell which seat it plays')
+    if me is not None and type(me) is not int:
+        raise BadMessage(f'"player" must be an integer, got {me!r}')
     players = state.get("players")
-    if not isinstance(players, list) or not 0 <= me < len(players):
+    if not isinstance(players, list):
+        raise BadMessage('the state has no "players" array')
+    if me is not None and not 0 <= me < len(players):
         raise BadMessage(f'"player" {me} is not an index into "players"')
     _day(state)
     return state, me

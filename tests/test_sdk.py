@@ -161,6 +161,8 @@ def test_answers_one_element_arrays_and_nothing_at_the_end() -> None:
         (b"{not json", "not valid JSON"),
         (b"[1]", "expected a JSON object"),
         (b'{"day": 1, "players": []}', '"phase"'),
+        (b'{"day": 1, "phase": {"name": "investing"}, "player": 0}', '"players"'),
+        (b'{"day": 1, "phase": {"name": "investing"}, "players": [{}], "player": "0"}', '"player" must be'),
         (b'{"day": 1, "phase": {"name": "investing"}, "players": [{}]}', 'no integer "player"'),
         (b'{"day": 1, "phase": {"name": "investing"}, "players": [{}], "player": 3}', "not an index"),
         (b'{"day": 7, "phase": {"name": "investing"}, "players": [{}], "player": 0}', '"day" must be'),
@@ -173,6 +175,21 @@ def test_a_bad_message_is_reported_and_skipped(message: bytes, problem: str) -> 
     out, err = _serve([message + b"\n", good])
     assert out == b"[0]\n", "the bot keeps playing after a bad message"
     assert "bad message 1 from the driver" in err and problem in err
+
+
+def test_a_final_state_without_player_still_ends_the_game() -> None:
+    game = Game(2)
+    session = Session(lambda g, me: 0)
+    session.answer(_line(game.to_wire(0)))
+    game.forfeit(1, "gone")
+    assert session.answer(_line(game.to_wire())) is None
+    assert session.games_finished == 1 and not session.in_game
+
+
+def test_an_illegal_decision_stops_the_bot_with_a_clear_error() -> None:
+    session = Session(lambda game, me: 9)  # 3 coins: 9 is no investment
+    with pytest.raises(ValueError, match=r"decide\(\) returned 9, not one of the legal moves \[0, 1, 2, 3\]"):
+        session.answer(_line(Game(2).to_wire(0)))
 
 
 def test_a_state_that_asks_nothing_of_the_receiver_is_reported() -> None:
