@@ -564,10 +564,16 @@ static inline uint64_t rng_next(uint64_t *x)
     return z ^ (z >> 31);
 }
 
-/* Uniform in [0, n) (Lemire's multiply-shift; bias below 2^-40 for our n). */
+/* Uniform in [0, n): Lemire's multiply-shift where 128-bit ints exist,
+   else a modulo; the bias is below n / 2^64 either way. */
 static inline uint64_t rng_below(uint64_t *x, uint64_t n)
 {
-    return (uint64_t)(((unsigned __int128)rng_next(x) * n) >> 64);
+#ifdef __SIZEOF_INT128__
+    __extension__ typedef unsigned __int128 u128;
+    return (uint64_t)(((u128)rng_next(x) * n) >> 64);
+#else
+    return rng_next(x) % n;
+#endif
 }
 
 /* ------------------------------------------------------------------ policies */
@@ -812,31 +818,31 @@ static void Game_dealloc(GameObject *self)
 
 static PyObject *opt_int(int v) { return v < 0 ? Py_NewRef(Py_None) : PyLong_FromLong(v); }
 
-static PyObject *G_n_players(GameObject *g, void *c) { return PyLong_FromLong(g->s.np); }
-static PyObject *G_base(GameObject *g, void *c) { return PyBool_FromLong(g->s.base); }
-static PyObject *G_day(GameObject *g, void *c) { return PyLong_FromLong(g->s.day); }
-static PyObject *G_phase(GameObject *g, void *c) { return PyLong_FromLong(g->s.phase); }
-static PyObject *G_max_days(GameObject *g, void *c) { return PyLong_FromLong(g->s.max_days); }
-static PyObject *G_days_played(GameObject *g, void *c) { return PyLong_FromLong(g->s.days_played); }
-static PyObject *G_decisions(GameObject *g, void *c) { return PyLong_FromUnsignedLongLong(g->decisions); }
-static PyObject *G_is_over(GameObject *g, void *c)
+static PyObject *G_n_players(GameObject *g, void *Py_UNUSED(c)) { return PyLong_FromLong(g->s.np); }
+static PyObject *G_base(GameObject *g, void *Py_UNUSED(c)) { return PyBool_FromLong(g->s.base); }
+static PyObject *G_day(GameObject *g, void *Py_UNUSED(c)) { return PyLong_FromLong(g->s.day); }
+static PyObject *G_phase(GameObject *g, void *Py_UNUSED(c)) { return PyLong_FromLong(g->s.phase); }
+static PyObject *G_max_days(GameObject *g, void *Py_UNUSED(c)) { return PyLong_FromLong(g->s.max_days); }
+static PyObject *G_days_played(GameObject *g, void *Py_UNUSED(c)) { return PyLong_FromLong(g->s.days_played); }
+static PyObject *G_decisions(GameObject *g, void *Py_UNUSED(c)) { return PyLong_FromUnsignedLongLong(g->decisions); }
+static PyObject *G_is_over(GameObject *g, void *Py_UNUSED(c))
 {
     return PyBool_FromLong(g->s.phase == END || g->s.phase == FAULT);
 }
-static PyObject *G_attacker(GameObject *g, void *c)
+static PyObject *G_attacker(GameObject *g, void *Py_UNUSED(c))
 {
     int ph = g->s.phase;
     return opt_int(ph == ATTACKING || ph == DEFENDING ? g->s.attacker : -1);
 }
-static PyObject *G_attacker_card(GameObject *g, void *c)
+static PyObject *G_attacker_card(GameObject *g, void *Py_UNUSED(c))
 {
     return opt_int(g->s.phase == DEFENDING ? g->s.attacker_card : -1);
 }
-static PyObject *G_winner(GameObject *g, void *c)
+static PyObject *G_winner(GameObject *g, void *Py_UNUSED(c))
 {
     return opt_int(g->s.phase == END ? g->s.winner : -1);
 }
-static PyObject *G_fault(GameObject *g, void *c)
+static PyObject *G_fault(GameObject *g, void *Py_UNUSED(c))
 {
     if (g->s.phase != FAULT)
         Py_RETURN_NONE;
@@ -873,7 +879,7 @@ static PyObject *mask_tuple(unsigned m, int np)
     return t;
 }
 
-static PyObject *Game_pending(GameObject *g, PyObject *unused)
+static PyObject *Game_pending(GameObject *g, PyObject *Py_UNUSED(unused))
 {
     return mask_tuple(pending_mask(&g->s), g->s.np);
 }
@@ -994,7 +1000,7 @@ static PyObject *Game_forfeit(GameObject *g, PyObject *const *args, Py_ssize_t n
     Py_RETURN_NONE;
 }
 
-static PyObject *Game_copy(GameObject *g, PyObject *unused)
+static PyObject *Game_copy(GameObject *g, PyObject *Py_UNUSED(unused))
 {
     GameObject *c = new_game(Py_TYPE(g));
     if (!c)
@@ -1005,7 +1011,7 @@ static PyObject *Game_copy(GameObject *g, PyObject *unused)
     return (PyObject *)c;
 }
 
-static PyObject *Game_deepcopy(GameObject *g, PyObject *memo) { return Game_copy(g, NULL); }
+static PyObject *Game_deepcopy(GameObject *g, PyObject *Py_UNUSED(memo)) { return Game_copy(g, NULL); }
 
 /* key(): little-endian varints, only the live part of the state. */
 typedef struct {
@@ -1059,7 +1065,7 @@ static Py_ssize_t encode_key(const State *s, uint8_t *buf)
     return w.p - buf;
 }
 
-static PyObject *Game_key(GameObject *g, PyObject *unused)
+static PyObject *Game_key(GameObject *g, PyObject *Py_UNUSED(unused))
 {
     uint8_t buf[sizeof(State) * 2];
     Py_ssize_t n = encode_key(&g->s, buf);
@@ -1147,9 +1153,9 @@ static PyObject *count_dict(const State *s, const int32_t *counts)
     return d;
 }
 
-static PyObject *Game_shop(GameObject *g, PyObject *u) { return count_dict(&g->s, g->s.shop); }
-static PyObject *Game_removed(GameObject *g, PyObject *u) { return count_dict(&g->s, g->s.removed); }
-static PyObject *Game_lost(GameObject *g, PyObject *u) { return count_dict(&g->s, g->s.lost); }
+static PyObject *Game_shop(GameObject *g, PyObject *Py_UNUSED(u)) { return count_dict(&g->s, g->s.shop); }
+static PyObject *Game_removed(GameObject *g, PyObject *Py_UNUSED(u)) { return count_dict(&g->s, g->s.removed); }
+static PyObject *Game_lost(GameObject *g, PyObject *Py_UNUSED(u)) { return count_dict(&g->s, g->s.lost); }
 
 /* ---- to_wire */
 
@@ -1510,7 +1516,7 @@ static PyTypeObject GameType = {
 
 /* ---- module */
 
-static PyObject *card_table(PyObject *m, PyObject *unused)
+static PyObject *card_table(PyObject *Py_UNUSED(m), PyObject *Py_UNUSED(unused))
 {
     PyObject *t = PyTuple_New(NCARDS);
     if (!t)
@@ -1532,7 +1538,7 @@ static PyObject *card_table(PyObject *m, PyObject *unused)
     return t;
 }
 
-static PyObject *reason_get(PyObject *self, PyObject *exc)
+static PyObject *reason_get(PyObject *Py_UNUSED(self), PyObject *exc)
 {
     PyObject *args = PyObject_GetAttrString(exc, "args");
     if (!args)
