@@ -33,22 +33,29 @@ DEFAULT_DB = Path("tournament.sqlite")
 
 
 @contextmanager
-def session(
-    db: str | Path | None = None,
+def playing(
+    store: Store,
     *,
     options: PlayOptions | None = None,
     backend: str = "local",
     concurrency: int | None = None,
     progress: bool = False,
 ) -> Iterator[Context]:
-    """An open database and backend for several calls (the ladder uses one too)."""
+    """A backend to play games into an open store (closed on exit)."""
+    be = make_backend(backend, concurrency)
+    try:
+        yield Context(store, be, options or PlayOptions(), progress)
+    finally:
+        be.close()
+
+
+@contextmanager
+def session(db: str | Path | None = None, **playing_args: object) -> Iterator[Context]:
+    """An open database (default tournament.sqlite) and backend for several calls."""
     store = Store.open(DEFAULT_DB if db is None else db)
     try:
-        be = make_backend(backend, concurrency)
-        try:
-            yield Context(store, be, options or PlayOptions(), progress)
-        finally:
-            be.close()
+        with playing(store, **playing_args) as ctx:  # type: ignore[arg-type]
+            yield ctx
     finally:
         store.close()
 

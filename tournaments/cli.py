@@ -19,11 +19,10 @@ import click
 import orjson
 
 from tournaments import api
-from tournaments.backends import default_concurrency, make_backend
+from tournaments.backends import default_concurrency
 from tournaments.errors import TournamentError
 from tournaments.ladder import Ladder, default_db, pool_json
 from tournaments.round_robin import TournamentResult
-from tournaments.runner import Context
 from tournaments.standings import render_text
 from tournaments.store import Store
 from tournaments.workers import PlayOptions
@@ -89,8 +88,11 @@ def _table_options(f: F) -> F:
 
 
 def _session_args(kw: dict[str, Any]) -> dict[str, Any]:
+    return {"db": kw["db"], **_playing_args(kw)}
+
+
+def _playing_args(kw: dict[str, Any]) -> dict[str, Any]:
     return {
-        "db": kw["db"],
         "backend": kw["backend"],
         "concurrency": kw["concurrency"],
         "progress": not kw["as_json"],
@@ -240,16 +242,6 @@ def _ladder(db: Path | None) -> Iterator[Ladder]:
             yield lad
 
 
-@contextmanager
-def _ladder_ctx(lad: Ladder, kw: dict[str, Any]) -> Iterator[Context]:
-    args = _session_args({**kw, "db": lad.store.path})
-    backend = make_backend(args["backend"], args["concurrency"])
-    try:
-        yield Context(lad.store, backend, args["options"], args["progress"])
-    finally:
-        backend.close()
-
-
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 def ladder_main() -> None:
     """A persistent pool of bots with ratings that improve as games are played."""
@@ -301,8 +293,8 @@ def ladder_show(db: Path | None, as_json: bool) -> None:
 @_play_options
 def ladder_run(games: int, players: int, db: Path | None, **kw: Any) -> None:
     """Play the games that most reduce rating uncertainty."""
-    with _ladder(db) as lad, _ladder_ctx(lad, kw) as ctx:
-        res = lad.run(ctx, games=games, players=players)
+    with _ladder(db) as lad:
+        res = lad.run(games=games, players=players, **_playing_args(kw))
         _show(res, kw["as_json"])
 
 
@@ -316,8 +308,9 @@ def ladder_run(games: int, players: int, db: Path | None, **kw: Any) -> None:
 @_play_options
 def ladder_eval(command: str, games: int, players: int, seatings: str, db: Path | None, **kw: Any) -> None:
     """Rate COMMAND against the pool without adding it."""
-    with _ladder(db) as lad, _ladder_ctx(lad, kw) as ctx:
-        res = lad.eval(ctx, command, games=games, players=players, seatings=seatings)  # type: ignore[arg-type]
+    with _ladder(db) as lad:
+        res = lad.eval(command, games=games, players=players, seatings=seatings,  # type: ignore[arg-type]
+                       **_playing_args(kw))
         d = res.details
         _show(res, kw["as_json"], f"{d['challenger']}: Elo {d['elo']:.0f} [{d['elo_low']:.0f}, {d['elo_high']:.0f}]"
               " on the pool's scale (pool mean 0)")

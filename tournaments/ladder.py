@@ -26,7 +26,8 @@ from tournaments.entrants import Entrant, from_stored, parse_entrants
 from tournaments.errors import TournamentError
 from tournaments.outcomes import Result, win_shares
 from tournaments.round_robin import TournamentResult
-from tournaments.runner import Context, run
+from tournaments.api import playing
+from tournaments.runner import run
 from tournaments.schedule import GameSpec, Seatings, gauntlet
 from tournaments.standings import Standings, compute
 from tournaments.store import GameRecord, Store
@@ -91,7 +92,7 @@ class Ladder:
 
         with Ladder.open() as lad:           # or Ladder.open("my.sqlite")
             lad.add("rnd", "random")
-            lad.run(ctx_options..., games=20)
+            lad.run(games=20, options=PlayOptions(max_days=50), concurrency=2)
             print(lad.show().names)
     """
 
@@ -145,8 +146,9 @@ class Ladder:
     def _results(self) -> list[tuple[Result, str | None]]:
         return [(g.result, g.fault_reason) for g in self.store.games(self.tid)]
 
-    def run(self, ctx: Context, *, games: int, players: int = 2) -> TournamentResult:
-        """Play `games` games chosen to reduce rating uncertainty the most."""
+    def run(self, *, games: int, players: int = 2, **playing_args: Any) -> TournamentResult:
+        """Play `games` games chosen to reduce rating uncertainty the most.
+        `playing_args`: options, backend, concurrency, progress (see api.playing)."""
         entrants = self._entrants()
         if len(entrants) < players:
             raise TournamentError(
@@ -179,7 +181,8 @@ class Ladder:
             live.update(rec.result)
             return False
 
-        new = run(ctx, self.tid, entrants, specs(), total=games, stop=stop, label="ladder")
+        with playing(self.store, **playing_args) as ctx:
+            new = run(ctx, self.tid, entrants, specs(), total=games, stop=stop, label="ladder")
         return TournamentResult(LADDER_KIND, str(self.store.path), self.tid, entrants, self.show(), len(new))
 
     def show(self, *, bootstrap: int = 200) -> Standings:
@@ -201,13 +204,13 @@ class Ladder:
 
     def eval(
         self,
-        ctx: Context,
         command: str,
         *,
         games: int = 1,
         players: int = 2,
         seatings: Seatings = "all",
         bootstrap: int = 200,
+        **playing_args: Any,
     ) -> TournamentResult:
         """A gauntlet of a new bot against the pool; its rating on the pool's
         scale (pool mean 0) with a 95% interval. The bot is not added."""
@@ -222,9 +225,10 @@ class Ladder:
             )
         entrants = [challenger, *pool]
         specs = gauntlet(len(entrants), players, games, seatings)
-        config = {"players": players, "seatings": seatings, "options": ctx.options.to_json()}
-        tid = self.store.tournament("ladder-eval", config, [e.identity for e in entrants])
-        new = run(ctx, tid, entrants, specs, total=len(specs), label="eval")
+        with playing(self.store, **playing_args) as ctx:
+            config = {"players": players, "seatings": seatings, "options": ctx.options.to_json()}
+            tid = self.store.tournament("ladder-eval", config, [e.identity for e in entrants])
+            new = run(ctx, tid, entrants, specs, total=len(specs), label="eval")
         wanted = {s.key for s in specs}
         mine = [(g.result, g.fault_reason) for g in self.store.games(tid) if g.key in wanted]
         names = [e.name for e in entrants]
