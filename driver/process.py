@@ -415,10 +415,14 @@ class BotGroup:
         try:
             self._flush_and_close_stdin(min(exit_grace, 0.1))
             self._wait_exits(exit_grace)
-            if self._any_left():
-                self._signal_all(signal.SIGTERM)
+            left = self._descendants()
+            if left or any(b.returncode() is None for b in self.bots):
+                self._signal_all(signal.SIGTERM, left)
                 self._wait_exits(term_grace)
-            self._kill_and_reap()
+                self._kill_and_reap()
+            for bot in self.bots:
+                if bot.returncode() is not None:
+                    bot.popen.wait()  # reaps at once
             self._drain_stderr(0.1)
         finally:
             self._release()
@@ -456,22 +460,19 @@ class BotGroup:
                 remaining = min(remaining, 0.01)  # no pidfd: poll the exit status
             self._poll(remaining)
 
-    def _any_left(self) -> bool:
-        return any(b.returncode() is None for b in self.bots) or bool(self._descendants())
-
-    def _signal_all(self, sig: int) -> None:
+    def _signal_all(self, sig: int, descendants: dict[int, int]) -> None:
         # The bots are not reaped yet, so their pids (and group ids) are still ours.
         for bot in self.bots:
             _kill(bot.pid, sig)
             _killpg(bot.pid, sig)
-        for pid in self._descendants():
+        for pid in descendants:
             _kill(pid, sig)
 
     def _kill_and_reap(self) -> None:
         """SIGKILL whatever is left, reap the bots and their reparented
         descendants, until no process of any bot remains (at most ~2 s)."""
         deadline = time.monotonic() + 2.0
-        self._signal_all(signal.SIGKILL)
+        self._signal_all(signal.SIGKILL, self._descendants())
         me = os.getpid()
         # Bots stay unreaped until their descendants are gone: a zombie keeps
         # its pid, so a group id we match on cannot be someone else's yet.
