@@ -87,7 +87,6 @@ def play_game(bots: Sequence[BotSpec], options: GameOptions, trace_out: BinaryIO
             moves += _play_round(game, group, trace, options)
         final = game.to_wire()
         trace.emit(orjson.dumps(final, option=_SORTED))
-        trace.flush()
         lines = state_lines(final, range(len(bots)))
         for seat, line in lines.items():
             group.send(seat, line)

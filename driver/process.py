@@ -328,11 +328,9 @@ class BotGroup:
         try:
             for argv, name in commands:
                 bots.append(BotProcess(argv, name, **options))
-        except BotStartError as e:
-            e.seat = len(bots)
-            BotGroup(bots).close(exit_grace=0.0, term_grace=0.0)
-            raise
-        except BaseException:
+        except BaseException as e:
+            if isinstance(e, BotStartError):
+                e.seat = len(bots)
             BotGroup(bots).close(exit_grace=0.0, term_grace=0.0)
             raise
         return cls(bots)
