@@ -727,6 +727,8 @@ static uint64_t run_playout(State *s, uint64_t seed, const int *policies)
     uint64_t rng = seed, n = 0;
     while (s->phase != END && s->phase != FAULT) {
         unsigned m = pending_mask(s);
+        if (!m) /* cannot happen in a valid state; never spin */
+            break;
         int p = __builtin_ctz(m);
         int64_t mv = policies[p] ? heuristic_move(s, p, &rng) : random_move(s, p, &rng);
         if (apply_move(s, p, mv)) /* cannot happen: both policies play legal moves */
@@ -734,6 +736,80 @@ static uint64_t run_playout(State *s, uint64_t seed, const int *policies)
         n++;
     }
     return n;
+}
+
+/* Whether a state is one the engine can run on safely; NULL if so, else
+   the reason. Guards the states that enter from outside (_restore,
+   __setstate__): everything else only ever produces valid states. */
+static const char *state_invalid(const State *s)
+{
+    if (s->np < 2 || s->np > MAXP || s->base > 1 || s->day < 1 || s->day > 3 || s->phase > FAULT)
+        return "header out of range";
+    if (s->max_days < 0 || s->days_played < 0)
+        return "days out of range";
+    int32_t total = 0;
+    for (int c = 0; c < NCARDS; c++) {
+        if (s->shop[c] < 0 || s->shop[c] > MAXC || s->removed[c] < 0 || s->lost[c] < 0)
+            return "card counts out of range";
+        if (s->shop[c] && !in_shop(s, c))
+            return "shop holds a card outside the set";
+        total += s->shop[c];
+    }
+    for (int p = 0; p < MAXP; p++) {
+        const Player *pl = &s->pl[p];
+        if (p >= s->np) {
+            if (pl->n)
+                return "cards for a player not in the game";
+            continue;
+        }
+        if (pl->n < 0 || pl->n + total > MAXC)
+            return "too many cards";
+        if (pl->coins < 0 || pl->coins > COIN_CAP || pl->buys < 0 || pl->buys > INT32_MAX / 2)
+            return "coins or buys out of range";
+        for (int i = 0; i < pl->n; i++)
+            if (pl->id[i] != 0 && !in_shop(s, pl->id[i]))
+                return "a card outside the set";
+    }
+    unsigned all = (1u << s->np) - 1;
+    if (s->answered & ~all || s->eligible & ~all)
+        return "answers from players not in the game";
+    for (int p = 0; p < s->np; p++) {
+        int answered = (s->answered >> p) & 1;
+        if (s->phase == INVESTING && answered && (s->invest[p] < 0 || s->invest[p] > s->pl[p].coins))
+            return "hidden investment out of range";
+        if (s->phase == BUY && answered) {
+            int c = s->buy_choice[p];
+            if (c != PASS && (c < 0 || c >= NCARDS || !in_shop(s, c) || CARDS[c].cost > s->pl[p].coins))
+                return "hidden buy out of range";
+        }
+    }
+    if (s->phase == ATTACKING || s->phase == DEFENDING) {
+        if (s->attacker < 0 || s->attacker >= s->np || !alive(s, s->attacker))
+            return "attacker out of range";
+    }
+    if (s->phase == DEFENDING) {
+        if (s->attacker_card < 1 || s->attacker_card >= s->pl[s->attacker].n)
+            return "attacking card out of range";
+        if (s->eligible & (1u << s->attacker))
+            return "the attacker cannot defend";
+        if (s->next_def < 0 || s->next_def >= s->np || !(s->eligible & (1u << s->next_def)))
+            return "defender out of range";
+        for (int j = 0; j < s->np; j++) {
+            if (!(s->eligible & (1u << j)))
+                continue;
+            if (!alive(s, j))
+                return "an eliminated player cannot defend";
+            if (j < s->next_def && (s->def_card[j] < 0 || s->def_card[j] >= s->pl[j].n))
+                return "an earlier defender's card out of range";
+        }
+    }
+    if (s->phase == END && (s->winner < -1 || s->winner >= s->np))
+        return "winner out of range";
+    if (s->phase == FAULT && (s->fault_player < 0 || s->fault_player >= s->np))
+        return "faulting player out of range";
+    if (s->phase != END && s->phase != FAULT && !pending_mask(s))
+        return "nobody is to move";
+    return NULL;
 }
 
 /* ================================================================== Python */
@@ -1465,13 +1541,54 @@ static PyObject *Game_restore(PyObject *cls, PyObject *args)
         }
         g->fault_reason = Py_NewRef(freason);
     }
+    const char *why = state_invalid(s);
+    if (why) {
+        PyErr_Format(PyExc_ValueError, "inconsistent state: %s", why);
+        goto fail;
+    }
     return (PyObject *)g;
 fail:
     Py_DECREF(g);
     return NULL;
 }
 
+/* Pickling (multiprocessing): the raw state, valid on the same build. */
+static PyObject *Game_getstate(GameObject *g, PyObject *Py_UNUSED(unused))
+{
+    return Py_BuildValue("(y#OK)", (const char *)&g->s, (Py_ssize_t)sizeof g->s,
+                         g->fault_reason ? g->fault_reason : Py_None, g->decisions);
+}
+
+static PyObject *Game_setstate(GameObject *g, PyObject *arg)
+{
+    const char *buf;
+    Py_ssize_t len;
+    PyObject *reason;
+    unsigned long long decisions;
+    if (!PyArg_ParseTuple(arg, "y#OK", &buf, &len, &reason, &decisions))
+        return NULL;
+    State st;
+    if (len != (Py_ssize_t)sizeof st) {
+        PyErr_SetString(PyExc_ValueError, "pickled Game from another build of the engine");
+        return NULL;
+    }
+    memcpy(&st, buf, sizeof st);
+    const char *why = state_invalid(&st);
+    if (!why && st.phase == FAULT && !PyUnicode_Check(reason))
+        why = "fault without a reason";
+    if (why) {
+        PyErr_Format(PyExc_ValueError, "inconsistent pickled state: %s", why);
+        return NULL;
+    }
+    g->s = st;
+    g->decisions = decisions;
+    Py_XSETREF(g->fault_reason, PyUnicode_Check(reason) ? Py_NewRef(reason) : NULL);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef Game_methods[] = {
+    {"__getstate__", (PyCFunction)Game_getstate, METH_NOARGS, NULL},
+    {"__setstate__", (PyCFunction)Game_setstate, METH_O, NULL},
     {"pending", (PyCFunction)Game_pending, METH_NOARGS,
      "Players whose answer the current step waits for, in index order."},
     {"legal_moves", (PyCFunction)Game_legal_moves, METH_O, "Legal moves of a pending player, else []."},

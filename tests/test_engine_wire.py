@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import copy
 import gc
+import pickle
 import random
 import tracemalloc
 
@@ -208,3 +209,29 @@ def test_no_leaks_in_the_c_api() -> None:
     second, _ = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     assert second - first < 20_000, f"memory grew by {second - first} bytes"
+
+
+def test_pickle_keeps_hidden_answers_and_faults() -> None:
+    g = Game(3, base=True)
+    g.play(0, 2)
+    h = pickle.loads(pickle.dumps(g))
+    assert type(h) is Game and h == g and h.pending() == (1, 2)
+    h.play(1, 0), h.play(2, 0)
+    assert h.phase == BUY and h.coins(0) == 1  # p0 paid 2 (no card to attack with)
+    g.forfeit(2, "timeout")
+    assert pickle.loads(pickle.dumps(g)).fault == (2, "timeout")
+
+
+def test_setstate_rejects_corrupt_states() -> None:
+    raw, reason, decisions = Game(2).__getstate__()
+    with pytest.raises(ValueError, match="another build"):
+        Game(2).__setstate__((raw[:-1], reason, decisions))
+    corrupt = bytearray(raw)
+    corrupt[0] = 9  # n_players
+    with pytest.raises(ValueError, match="inconsistent pickled state"):
+        Game(2).__setstate__((bytes(corrupt), reason, decisions))
+
+
+def test_a_game_never_initialised_is_inert() -> None:
+    g = Game.__new__(Game)
+    assert g.pending() == () and g.playout(1) == -1
