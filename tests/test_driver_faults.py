@@ -207,3 +207,31 @@ def test_unstartable_bot_forfeits_before_the_game(tmp_path: Path) -> None:
     assert_fault(result, 1, "cannot start")
     assert len(result.trace) == 1 and result.moves == 0
     assert zombie_children() == []
+
+
+def test_a_later_seat_fault_waits_for_earlier_seats_answers(pid_file: Path) -> None:
+    # Seat 1 answers garbage at once, seat 0 thinks 0.5 s and answers well:
+    # as with the original (which asks in seat order), seat 0's answer
+    # counts and is traced first, then seat 1 forfeits.
+    result = play([bot("simple.py", "defender", "0.5"), bot("garbage.py")])
+    assert_fault(result, 1, "not JSON")
+    values = [orjson.loads(line) for line in result.trace]
+    assert [v.get("player") if isinstance(v, dict) else v for v in values] == [
+        0,
+        [0],
+        1,
+        "I choose the Ghost, obviously!",
+        None,
+    ]
+    assert result.moves == 1
+    assert_all_gone(pid_file, 2)
+
+
+def test_an_earlier_seat_fault_does_not_wait_for_later_seats(pid_file: Path) -> None:
+    started = time.monotonic()
+    result = play([bot("garbage.py"), bot("simple.py", "defender", "1.5")], timeout=3)
+    assert_fault(result, 0, "not JSON")
+    assert time.monotonic() - started < 1.4
+    # Seat 1 was asked at the same time, but the trace stops at the faulty seat.
+    assert [orjson.loads(line).get("player") for line in result.trace[::2]] == [0, None]
+    assert_all_gone(pid_file, 2)

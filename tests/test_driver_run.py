@@ -100,7 +100,7 @@ def test_hidden_choices_are_asked_at_the_same_time() -> None:
     result = play_game([sleepy, sleepy], GameOptions(max_days=1, timeout=5))
     elapsed = time.monotonic() - started
     assert result.fault is None and result.moves == 4
-    assert 1.0 <= elapsed < 1.6, elapsed
+    assert 1.0 <= elapsed < 1.8, elapsed  # one at a time: 2 s and more
 
 
 def defending_states(trace: list[bytes]) -> list[dict]:
