@@ -1,0 +1,139 @@
+"""The evolved-preference bot: sample each move from a genome's preferences.
+
+Only two things are not left to evolution, because no strategy should
+ever get them wrong (evolvedominion's "automatic" heuristics):
+
+* take an immediate win: a buy that wins at once, an investment that
+  buys a sure attack able to eliminate every opponent, and then those
+  attacks;
+* avoid an immediate loss: match the coins of an opponent who could
+  eliminate us, deny an opponent's winning buy, and never defend with a
+  card whose loss hands an opponent the game when another card would not.
+
+Everything else is drawn from the genome (bots.evolved.genome), over the
+options the state offers (bots.evolved.sampling).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+
+import orjson
+
+from bots import expert
+from bots.evolved.genome import INVEST_LEVELS, Genome
+from bots.evolved.sampling import sample
+from bots.sdk import Decide, option_parser, run
+from protocol.engine import ATTACKING, BUY, DEFENDING, INVESTING, PASS, Game
+
+SHIPPED = "shipped.json"
+"""The genome shipped with the package (how it was made: docs/bots.md)."""
+
+
+def shipped_genome() -> Genome:
+    """The genome the bot plays when no key is given."""
+    text = resources.files("bots.evolved").joinpath(SHIPPED).read_bytes()
+    return Genome.from_json(orjson.loads(text))
+
+
+def investment_amounts(game: Game, me: int) -> list[int]:
+    """The coins each of `INVEST_LEVELS` stands for in this state."""
+    coins = game.coins(me)
+    richest = max((game.coins(p) for p in expert.opponents(game, me)), default=0)
+    return [0, 1, coins // 2, richest, richest + 1, coins]
+
+
+def _invest(genome: Genome, game: Game, me: int, rng: random.Random) -> int:
+    coins = game.coins(me)
+    rivals = expert.opponents(game, me)
+    richest = max((game.coins(p) for p in rivals), default=0)
+    if rivals and richest + 1 <= coins and all(expert.can_eliminate(game, me, p) for p in rivals):
+        return richest + 1  # a sure attack that eliminates everyone: a win
+    danger = [game.coins(p) for p in rivals if expert.can_eliminate(game, p, me)]
+    floor = max(danger) if danger and max(danger) <= coins else 0  # a tie stops their attack
+    weights = genome.invest_threat if expert.safe_attackers(game, me) else genome.invest_calm
+    amounts = investment_amounts(game, me)
+    levels = [i for i, amount in enumerate(amounts) if amount <= coins]
+    return max(floor, amounts[sample(weights, levels, lambda i: i, rng)])
+
+
+def _attack(genome: Genome, game: Game, me: int, rng: random.Random) -> int:
+    rivals = expert.opponents(game, me)
+    if rivals and all(expert.can_eliminate(game, me, p) for p in rivals):
+        return expert.choose_attack(game, me)
+    cards = game.cards(me)
+    return sample(genome.attack, game.legal_moves(me), lambda i: cards[i][0] if i else 0, rng)
+
+
+def _loses_at_once(game: Game, me: int, move: int) -> bool:
+    after = game.copy()
+    after.play(me, move)
+    return after.is_over and after.winner != me
+
+
+def _defend(genome: Genome, game: Game, me: int, rng: random.Random) -> int:
+    options = game.legal_moves(me)
+    safe = [i for i in options if not _loses_at_once(game, me, i)]
+    cards = game.cards(me)
+    return sample(genome.defend, safe or options, lambda i: cards[i][0] - 1, rng)
+
+
+def _buy(genome: Genome, game: Game, me: int, rng: random.Random) -> int:
+    wins = expert.winning_buys(game, me)
+    if wins:
+        return wins[0]
+    deny = expert.denial_buy(game, me)
+    if deny is not None:
+        return deny
+    weights = genome.buy_early if game.days_played + 1 < genome.switch_day else genome.buy_late
+    return sample(weights, [PASS] + expert.in_stock(game, me), lambda c: 0 if c == PASS else c, rng)
+
+
+def policy(genome: Genome, rng: random.Random) -> Decide:
+    """The `decide(game, me)` of a genome, drawing its samples from `rng`."""
+
+    def decide(game: Game, me: int) -> int:
+        phase = game.phase
+        if phase == INVESTING:
+            return _invest(genome, game, me, rng)
+        if phase == ATTACKING:
+            return _attack(genome, game, me, rng)
+        if phase == DEFENDING:
+            return _defend(genome, game, me, rng)
+        if phase == BUY:
+            return _buy(genome, game, me, rng)
+        raise ValueError(f"no move to make in phase {phase}")
+
+    return decide
+
+
+def load_genome(key: str | None, path: Path | None = None) -> Genome:
+    """The genome to play: a JSON file, a stored evolution's leader, or the shipped one."""
+    if path is not None:
+        return Genome.from_json(orjson.loads(path.read_bytes()))
+    if key is not None:
+        from bots.evolved.store import Store  # platformdirs only when a key is asked for
+
+        return Store(key).leader()
+    return shipped_genome()
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Entry point of `python -m bots.evolved` and `economancy-evolved`."""
+    parser = option_parser("Economancy bot sampling its moves from evolved preferences.", prog="evolved")
+    source = parser.add_mutually_exclusive_group()
+    source.add_argument("--key", help="play the leader of the evolution stored under KEY (see `evolve`)")
+    source.add_argument("--genome", type=Path, help="play the genome in this JSON file")
+    options = parser.parse_args(argv)
+    try:
+        genome = load_genome(options.key, options.genome)
+    except (OSError, ValueError, LookupError) as problem:
+        parser.error(str(problem))
+    run(policy(genome, random.Random(options.seed)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,193 @@
+"""The `evolve` command: run, inspect and plot evolutions of the evolved bot.
+
+    evolve KEY --generations N --population M [--players P] [--base] [--seed S] [-o]
+    evolve KEY --resume --generations N      continue a stored run to N generations
+    evolve show KEY                          the leader's preferences as a table
+    evolve plot KEY -o progress.png          leaders against earlier leaders
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from collections.abc import Sequence
+
+import click
+
+from bots.evolved.ga import (
+    Generation,
+    Settings,
+    default_workers,
+    initial_population,
+    local_backend,
+    ray_backend,
+    run_generations,
+)
+from bots.evolved.genome import Genome
+from bots.evolved.store import Store, check_key
+
+_SUBCOMMANDS = ("run", "show", "plot")
+
+
+class _DefaultToRun(click.Group):
+    """`evolve KEY ...` means `evolve run KEY ...` (the issue's spelling),
+    so a key cannot be named like a subcommand."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and not args[0].startswith("-"):
+            args = ["run", *args]
+        return super().parse_args(ctx, args)
+
+
+def _key(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    try:
+        check_key(value)
+    except ValueError as problem:
+        raise click.BadParameter(str(problem)) from None
+    if value in _SUBCOMMANDS:
+        raise click.BadParameter(f"{value!r} is a subcommand of evolve, not usable as a key")
+    return value
+
+
+@click.group(cls=_DefaultToRun, context_settings={"help_option_names": ["-h", "--help"]})
+def main() -> None:
+    """Evolve preference genomes for the `evolved` bot.
+
+    Runs are stored under KEY in your user data directory; play one with
+    `evolved --key KEY` (or `driver run "evolved --key KEY" ...`).
+    """
+
+
+@main.command("run")
+@click.argument("key", callback=_key)
+@click.option("--generations", "-g", type=int, default=50, show_default=True, help="Generations to run (in all, with --resume).")
+@click.option("--population", "-m", type=int, default=64, show_default=True, help="Genomes per generation: 8 to 512, divisible by --players.")
+@click.option("--players", "-p", type=int, default=4, show_default=True, help="Players per table in the fitness tournaments (2-4).")
+@click.option("--base", is_flag=True, help="Play the base card set (13 cards) instead of the simple one.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed: the same seed and settings give the same run.")
+@click.option("--tournaments", "-t", type=int, default=16, show_default=True, help="Elimination tournaments per generation (more: less noisy fitness).")
+@click.option("--max-days", type=int, default=100, show_default=True, help="Day limit of each fitness game.")
+@click.option("--workers", "-j", type=int, default=None, help="Local worker processes [default: every core].")
+@click.option("--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True, help="Where the fitness games run.")
+@click.option("--ray-address", default=None, help="Ray cluster to join (e.g. auto); default: start a local Ray.")
+@click.option("--resume", is_flag=True, help="Continue the run stored under KEY up to --generations.")
+@click.option("-o", "--overwrite", is_flag=True, help="Replace a run already stored under KEY.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def run_command(
+    key: str, generations: int, population: int, players: int, base: bool, seed: int, tournaments: int,
+    max_days: int, workers: int | None, backend: str, ray_address: str | None, resume: bool,
+    overwrite: bool, quiet: bool,
+) -> None:
+    """Evolve a population under KEY; print one line per generation."""
+    store = Store(key)
+    if resume:
+        if not store.exists:
+            raise click.UsageError(f"nothing to resume: no run stored under key {key!r}")
+        settings = Settings.from_json({**store.settings(), "generations": generations})
+        done, current = store.population()
+    else:
+        settings = Settings(
+            population=population, generations=generations, players=players, base=base, seed=seed,
+            tournaments=tournaments, max_days=max_days,
+        )
+        done, current = 0, []
+    try:
+        settings.check()
+    except ValueError as problem:
+        raise click.UsageError(str(problem)) from None
+    if not resume:
+        try:
+            store.create(settings.to_json(), overwrite)
+        except FileExistsError as problem:
+            raise click.UsageError(str(problem)) from None
+        current = initial_population(settings)
+    if done >= settings.generations:
+        click.echo(f"key {key!r} already has {done} generations; nothing to do")
+        return
+    backend_context = ray_backend(ray_address) if backend == "ray" else local_backend(workers or default_workers())
+    try:
+        with backend_context as (mapper, parallelism), click.progressbar(
+            length=settings.generations - done, label=f"evolving {key}", file=sys.stderr if not quiet else _Null()
+        ) as bar:
+
+            def record(generation: Generation, population: list[Genome]) -> None:
+                store.append_generation(generation.record(), population)
+                click.echo(generation.summary())
+                bar.update(1)
+
+            run_generations(settings, current, done, mapper, parallelism, record)
+    except RuntimeError as problem:
+        raise click.ClickException(str(problem)) from None
+    click.echo(f"stored under {store.path}; play it with: evolved --key {key}")
+
+
+class _Null:
+    """A sink for the progress bar in --quiet mode."""
+
+    def write(self, _: str) -> int:
+        return 0
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+
+@main.command("show")
+@click.argument("key", callback=_key)
+@click.option("--generation", type=int, default=None, help="Show this generation's leader [default: the last].")
+def show_command(key: str, generation: int | None) -> None:
+    """Print the leader's preferences as a readable table."""
+    from bots.evolved.report import preference_table
+
+    store = Store(key)
+    try:
+        records = store.generations()
+    except LookupError as problem:
+        raise click.UsageError(str(problem)) from None
+    if not records:
+        raise click.UsageError(f"key {key!r} has no finished generation yet")
+    if generation is None:
+        record = records[-1]
+    else:
+        matching = [r for r in records if r["generation"] == generation]
+        if not matching:
+            raise click.UsageError(f"key {key!r} has generations 1..{records[-1]['generation']}, not {generation}")
+        record = matching[0]
+    click.echo(f"key {key}, generation {record['generation']} leader (fitness {record['best']:.2f})")
+    base = bool(store.settings().get("base", False))
+    click.echo(preference_table(Genome.from_json(record["leader"]), base=base))
+
+
+@main.command("plot")
+@click.argument("key", callback=_key)
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, writable=True), help="The PNG file to write.")
+@click.option("--games", type=int, default=20, show_default=True, help="Games per pair of leaders (seats alternate).")
+@click.option("--leaders", type=int, default=25, show_default=True, help="At most this many leaders, evenly spaced over the run.")
+@click.option("--seed", type=int, default=0, show_default=True)
+def plot_command(key: str, output: str, games: int, leaders: int, seed: int) -> None:
+    """Draw how each generation's leader fares against earlier leaders."""
+    from bots.evolved.report import plot_progress, progression, spaced
+
+    store = Store(key)
+    try:
+        every = store.leaders()
+        settings = Settings.from_json(store.settings())
+    except LookupError as problem:
+        raise click.UsageError(str(problem)) from None
+    if len(every) < 2:
+        raise click.UsageError(f"key {key!r} has {len(every)} generation(s); a progression needs at least 2")
+    if games < 1 or leaders < 2:
+        raise click.UsageError("--games must be at least 1 and --leaders at least 2")
+    picked = spaced(len(every), leaders)
+    scores = progression([every[i] for i in picked], settings.base, games, random.Random(seed))
+    try:
+        plot_progress(scores, [i + 1 for i in picked], output, title=f"evolve {key}: each leader against earlier leaders")
+    except ImportError as problem:
+        raise click.ClickException(str(problem)) from None
+    click.echo(f"wrote {output}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,331 @@
+"""The genetic algorithm: fitness from elimination tournaments.
+
+Each generation the whole population plays `Settings.tournaments`
+elimination tournaments: shuffled into tables of `players`, one game per
+table, the winners meet at new tables, until one is left. A genome's
+fitness is the mean number of games it won per tournament (0 for a
+first-round exit; log_players(population) for a champion). Games run
+in-process (bots.inprocess) with each genome's policy, in parallel: a
+local process pool by default, Ray tasks with `backend="ray"`, batched so
+that one task plays several tournaments.
+
+The next generation keeps the best few unchanged (elitism) and fills up
+with children of parents drawn by tournament selection, crossed over whole
+distribution by whole distribution and mutated multiplicatively.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import random
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from bots.evolved.bot import policy
+from bots.evolved.genome import Genome, crossover, distance, mutate, random_genome
+from bots.inprocess import play_game
+
+MIN_POPULATION, MAX_POPULATION = 8, 512
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything that decides a run (stored with it, so it can be resumed)."""
+
+    population: int = 64
+    generations: int = 50
+    players: int = 4
+    base: bool = False
+    seed: int = 0
+    tournaments: int = 8
+    elite: int = 2
+    mutation_rate: float = 0.15
+    mutation_scale: float = 0.5
+    crossover_rate: float = 0.7
+    max_days: int = 100
+
+    def check(self) -> None:
+        """ValueError, in the user's terms, for settings the GA cannot run."""
+        if not 2 <= self.players <= 4:
+            raise ValueError(f"--players must be 2, 3 or 4 (a game has 2 to 4 players), got {self.players}")
+        if not MIN_POPULATION <= self.population <= MAX_POPULATION:
+            raise ValueError(
+                f"--population must be between {MIN_POPULATION} and {MAX_POPULATION}, got {self.population}"
+            )
+        if self.population % self.players:
+            raise ValueError(
+                f"--population {self.population} is not divisible by --players {self.players}: "
+                "the first round of each tournament needs full tables"
+            )
+        if self.generations < 1:
+            raise ValueError(f"--generations must be at least 1, got {self.generations}")
+        if self.tournaments < 1:
+            raise ValueError(f"--tournaments must be at least 1, got {self.tournaments}")
+        if not 0 <= self.elite < self.population:
+            raise ValueError(f"elite must be in 0..population-1, got {self.elite}")
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "Settings":
+        return cls(**data)
+
+
+@dataclass(frozen=True)
+class Generation:
+    """What one generation produced."""
+
+    number: int  # 1-based
+    fitness: list[float]
+    leader: Genome
+    best: float
+    mean: float
+    diversity: float
+    games: int
+    seconds: float
+
+    @property
+    def games_per_second(self) -> float:
+        return self.games / self.seconds if self.seconds > 0 else float("inf")
+
+    def record(self) -> dict[str, Any]:
+        return {
+            "generation": self.number,
+            "best": self.best,
+            "mean": self.mean,
+            "diversity": self.diversity,
+            "games": self.games,
+            "seconds": self.seconds,
+            "games_per_second": self.games_per_second,
+            "leader": self.leader.to_json(),
+        }
+
+    def summary(self) -> str:
+        return (
+            f"generation {self.number}: best fitness {self.best:.2f}, mean {self.mean:.2f}, "
+            f"diversity {self.diversity:.3f}, {self.games} games, {self.games_per_second:.0f} games/s"
+        )
+
+
+# ------------------------------------------------------------------ fitness
+
+
+def table_winner(genomes: Sequence[Genome], seats: Sequence[int], base: bool, max_days: int, rng: random.Random) -> int:
+    """Play one game between `seats` (indexes into `genomes`); the entrant who advances.
+
+    A draw (no winner after max_days) advances the player with the most
+    points, ties broken at random; a seat that faults cannot advance.
+    """
+    game = play_game([policy(genomes[s], rng) for s in seats], base=base, max_days=max_days)
+    if game.winner is not None:
+        return seats[game.winner]
+    faulty = game.fault[0] if game.fault is not None else None
+    candidates = [i for i in range(len(seats)) if i != faulty] or list(range(len(seats)))
+    top = max(game.points(i) for i in candidates)
+    return seats[rng.choice([i for i in candidates if game.points(i) == top])]
+
+
+def elimination(
+    genomes: Sequence[Genome], players: int, base: bool, max_days: int, rng: random.Random
+) -> tuple[list[int], int]:
+    """One elimination tournament: (games won by each genome, games played)."""
+    wins = [0] * len(genomes)
+    field = list(range(len(genomes)))
+    rng.shuffle(field)
+    games = 0
+    while len(field) > 1:
+        advancing = []
+        for start in range(0, len(field), players):
+            table = field[start : start + players]
+            if len(table) == 1:
+                advancing.append(table[0])  # a bye
+                continue
+            winner = table_winner(genomes, table, base, max_days, rng)
+            wins[winner] += 1
+            games += 1
+            advancing.append(winner)
+        field = advancing
+    return wins, games
+
+
+def play_tournaments(
+    genomes_json: list[dict[str, Any]], players: int, base: bool, max_days: int, seeds: list[int]
+) -> tuple[list[int], int]:
+    """A batch of tournaments, one per seed: (total wins per genome, games).
+
+    Module-level and JSON-in so that process pools and Ray can ship it.
+    """
+    genomes = [Genome.from_json(g) for g in genomes_json]
+    total = [0] * len(genomes)
+    games = 0
+    for seed in seeds:
+        wins, played = elimination(genomes, players, base, max_days, random.Random(seed))
+        total = [t + w for t, w in zip(total, wins)]
+        games += played
+    return total, games
+
+
+Mapper = Callable[[Callable[..., Any], list[tuple[Any, ...]]], list[Any]]
+"""Runs fn(*task) for every task, in any order, returning results in task order."""
+
+
+@contextmanager
+def local_backend(workers: int) -> Iterator[tuple[Mapper, int]]:
+    """A process pool of `workers` (in-process when 1): (mapper, parallelism)."""
+    if workers <= 1:
+        yield (lambda fn, tasks: [fn(*t) for t in tasks]), 1
+        return
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        yield (lambda fn, tasks: list(pool.map(_star, [(fn, t) for t in tasks]))), workers
+
+
+@contextmanager
+def ray_backend(address: str | None = None) -> Iterator[tuple[Mapper, int]]:
+    """Ray tasks on a cluster (`address`, e.g. "auto") or a local Ray: (mapper, parallelism)."""
+    try:
+        import ray
+    except ImportError:
+        raise RuntimeError(
+            "the ray backend needs Ray: pip install 'economancy-arena[ray]' (or pip install ray)"
+        ) from None
+    started = not ray.is_initialized()
+    if started:
+        ray.init(address=address, ignore_reinit_error=True, log_to_driver=False)
+    remote = ray.remote(play_tournaments)
+
+    def mapper(fn: Callable[..., Any], tasks: list[tuple[Any, ...]]) -> list[Any]:
+        assert fn is play_tournaments
+        return ray.get([remote.remote(*t) for t in tasks])
+
+    try:
+        yield mapper, max(1, int(ray.cluster_resources().get("CPU", 1)))
+    finally:
+        if started:
+            ray.shutdown()
+
+
+def _star(job: tuple[Callable[..., Any], tuple[Any, ...]]) -> Any:
+    fn, args = job
+    return fn(*args)
+
+
+def evaluate(
+    population: Sequence[Genome], settings: Settings, rng: random.Random, mapper: Mapper, parallelism: int
+) -> tuple[list[float], int]:
+    """Fitness of every genome (mean games won per tournament) and games played.
+
+    The tournaments are split into at most 2 x `parallelism` batches: enough
+    to keep every worker busy, few enough that each task plays many games.
+    """
+    seeds = [rng.getrandbits(63) for _ in range(settings.tournaments)]
+    batches = max(1, min(len(seeds), 2 * parallelism))
+    genomes_json = [g.to_json() for g in population]
+    tasks = [
+        (genomes_json, settings.players, settings.base, settings.max_days, seeds[i::batches]) for i in range(batches)
+    ]
+    total = [0] * len(population)
+    games = 0
+    for wins, played in mapper(play_tournaments, tasks):
+        total = [t + w for t, w in zip(total, wins)]
+        games += played
+    return [t / settings.tournaments for t in total], games
+
+
+# ---------------------------------------------------------------- selection
+
+
+def diversity(population: Sequence[Genome], rng: random.Random, pairs: int = 200) -> float:
+    """Mean distance (bots.evolved.genome.distance) over random pairs."""
+    n = len(population)
+    if n < 2:
+        return 0.0
+    picks = [rng.sample(range(n), 2) for _ in range(pairs)]
+    return sum(distance(population[a], population[b]) for a, b in picks) / len(picks)
+
+
+def next_population(
+    population: Sequence[Genome], fitness: Sequence[float], settings: Settings, rng: random.Random
+) -> list[Genome]:
+    """Elites unchanged, the rest children of tournament-selected parents."""
+    ranked = sorted(range(len(population)), key=lambda i: -fitness[i])
+    children = [population[i] for i in ranked[: settings.elite]]
+
+    def parent() -> Genome:
+        contenders = rng.sample(range(len(population)), 3)
+        return population[max(contenders, key=lambda i: fitness[i])]
+
+    while len(children) < settings.population:
+        a = parent()
+        child = crossover(a, parent(), rng) if rng.random() < settings.crossover_rate else a
+        children.append(mutate(child, rng, settings.mutation_rate, settings.mutation_scale))
+    return children
+
+
+def initial_population(settings: Settings) -> list[Genome]:
+    rng = random.Random(settings.seed)
+    return [random_genome(rng) for _ in range(settings.population)]
+
+
+def generation_rng(settings: Settings, number: int) -> random.Random:
+    """The generator of generation `number`: runs are reproducible and a
+    resumed run continues exactly as an uninterrupted one would."""
+    return random.Random(settings.seed * 1_000_003 + number)
+
+
+def run_generations(
+    settings: Settings,
+    population: list[Genome],
+    start: int,
+    mapper: Mapper,
+    parallelism: int,
+    on_generation: Callable[[Generation, list[Genome]], None] | None = None,
+) -> list[Genome]:
+    """Evolve from generation `start` (generations done) to `settings.generations`.
+
+    `on_generation(generation, next_population)` sees each generation as it
+    ends (storing, printing). Returns the last population.
+    """
+    settings.check()
+    for number in range(start + 1, settings.generations + 1):
+        rng = generation_rng(settings, number)
+        began = time.perf_counter()
+        fitness, games = evaluate(population, settings, rng, mapper, parallelism)
+        seconds = time.perf_counter() - began
+        best = max(range(len(population)), key=lambda i: fitness[i])
+        generation = Generation(
+            number=number,
+            fitness=fitness,
+            leader=population[best],
+            best=fitness[best],
+            mean=sum(fitness) / len(fitness),
+            diversity=diversity(population, rng),
+            games=games,
+            seconds=seconds,
+        )
+        population = next_population(population, fitness, settings, rng)
+        if on_generation is not None:
+            on_generation(generation, population)
+    return population
+
+
+def default_workers() -> int:
+    """Every core this process may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def champion_fitness(settings: Settings) -> float:
+    """The fitness of a genome that wins every tournament (for reading figures)."""
+    rounds, field = 0, settings.population
+    while field > 1:
+        field = math.ceil(field / settings.players)
+        rounds += 1
+    return float(rounds)

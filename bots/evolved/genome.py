@@ -1,0 +1,140 @@
+"""The evolved strategy: a handful of preference distributions.
+
+Modelled on evolvedominion: a strategy is not a program but a set of
+weights, one per option, from which a move is sampled after keeping only
+the options the state allows and normalising (bots.evolved.sampling).
+Evolution changes the weights; the bot (bots.evolved.bot) reads them.
+
+Genes, all non-negative weights:
+
+* ``buy_early`` / ``buy_late``: one weight per buy option (Pass, then card
+  ids 1-13); the early set is used before day ``switch_day``, the late one
+  from that day on.
+* ``invest_calm`` / ``invest_threat``: one weight per investment level
+  (`INVEST_LEVELS`), the second used when we hold a card that beats every
+  defender we would meet, the first otherwise.
+* ``attack``: one weight per attack option (stop, then card ids 1-13).
+* ``defend``: one weight per card id 1-13.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+N_CARDS = 13
+"""Shop card ids are 1..13 (protocol.cards)."""
+
+BUY_OPTIONS = 1 + N_CARDS
+"""Index 0 is Pass, index i is card id i."""
+
+ATTACK_OPTIONS = 1 + N_CARDS
+"""Index 0 is "stop attacking", index i is a card with id i."""
+
+INVEST_LEVELS: tuple[str, ...] = ("nothing", "one", "half", "match", "outbid", "all")
+"""Investment levels, resolved against the state by bots.evolved.bot:
+nothing (0), one coin, half our coins, match the richest opponent's coins
+(a tie: nobody attacks), outbid them by one (a sure attack), all our coins."""
+
+MAX_SWITCH_DAY = 30
+"""The latest day the late buy preferences may take over."""
+
+_WEIGHT_CAP = 100.0
+_WEIGHT_FLOOR = 1e-3
+
+
+def _weights(n: int) -> list[float]:
+    return [1.0] * n
+
+
+@dataclass
+class Genome:
+    """One strategy. Plain floats and an int, so it stores as JSON as is."""
+
+    buy_early: list[float] = field(default_factory=lambda: _weights(BUY_OPTIONS))
+    buy_late: list[float] = field(default_factory=lambda: _weights(BUY_OPTIONS))
+    switch_day: int = 6
+    invest_calm: list[float] = field(default_factory=lambda: _weights(len(INVEST_LEVELS)))
+    invest_threat: list[float] = field(default_factory=lambda: _weights(len(INVEST_LEVELS)))
+    attack: list[float] = field(default_factory=lambda: _weights(ATTACK_OPTIONS))
+    defend: list[float] = field(default_factory=lambda: _weights(N_CARDS))
+
+    def __post_init__(self) -> None:
+        for name, size in _SIZES.items():
+            genes = getattr(self, name)
+            if len(genes) != size:
+                raise ValueError(f"genome: {name} needs {size} weights, got {len(genes)}")
+            if any(not (isinstance(w, (int, float)) and math.isfinite(w) and w >= 0) for w in genes):
+                raise ValueError(f"genome: {name} weights must be finite and non-negative")
+            setattr(self, name, [float(w) for w in genes])
+        if not (isinstance(self.switch_day, int) and 0 <= self.switch_day <= MAX_SWITCH_DAY):
+            raise ValueError(f"genome: switch_day must be an integer in 0..{MAX_SWITCH_DAY}")
+
+    def to_json(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    @classmethod
+    def from_json(cls, data: Any) -> "Genome":
+        """Rebuild a genome from `to_json` output; ValueError names what is wrong."""
+        if not isinstance(data, dict):
+            raise ValueError("genome: expected a JSON object")
+        unknown = set(data) - {f.name for f in fields(cls)}
+        missing = {f.name for f in fields(cls)} - set(data)
+        if unknown or missing:
+            raise ValueError(f"genome: unknown keys {sorted(unknown)}, missing keys {sorted(missing)}")
+        return cls(**data)
+
+
+_SIZES = {
+    "buy_early": BUY_OPTIONS,
+    "buy_late": BUY_OPTIONS,
+    "invest_calm": len(INVEST_LEVELS),
+    "invest_threat": len(INVEST_LEVELS),
+    "attack": ATTACK_OPTIONS,
+    "defend": N_CARDS,
+}
+WEIGHT_GENES: tuple[str, ...] = tuple(_SIZES)
+"""The names of the weight lists, in a fixed order (crossover, diversity)."""
+
+
+def random_genome(rng: random.Random) -> Genome:
+    """A fresh random strategy: weights drawn log-uniformly in [e^-3, e^3],
+    so some options start strongly preferred and some nearly never taken."""
+    genes = {name: [math.exp(rng.uniform(-3.0, 3.0)) for _ in range(size)] for name, size in _SIZES.items()}
+    return Genome(switch_day=rng.randint(0, MAX_SWITCH_DAY), **genes)
+
+
+def mutate(genome: Genome, rng: random.Random, rate: float = 0.1, scale: float = 0.5) -> Genome:
+    """A copy with each weight, with probability `rate`, multiplied by
+    e^N(0, scale) (weights are relative, so changes are multiplicative),
+    and the switch day moved by a step or two as often."""
+    genes = {}
+    for name in WEIGHT_GENES:
+        genes[name] = [
+            min(_WEIGHT_CAP, max(_WEIGHT_FLOOR, w * math.exp(rng.gauss(0.0, scale)))) if rng.random() < rate else w
+            for w in getattr(genome, name)
+        ]
+    switch = genome.switch_day
+    if rng.random() < rate:
+        switch = min(MAX_SWITCH_DAY, max(0, switch + rng.choice((-2, -1, 1, 2))))
+    return Genome(switch_day=switch, **genes)
+
+
+def crossover(a: Genome, b: Genome, rng: random.Random) -> Genome:
+    """A child taking each whole distribution (and the switch day) from
+    either parent: a distribution only means something as a whole."""
+    genes = {name: list(getattr(a if rng.random() < 0.5 else b, name)) for name in WEIGHT_GENES}
+    return Genome(switch_day=(a if rng.random() < 0.5 else b).switch_day, **genes)
+
+
+def distance(a: Genome, b: Genome) -> float:
+    """How different two strategies play: the mean total-variation distance
+    between their normalised distributions (0 same, 1 disjoint)."""
+    total = 0.0
+    for name in WEIGHT_GENES:
+        x, y = getattr(a, name), getattr(b, name)
+        sx, sy = sum(x), sum(y)
+        total += 0.5 * sum(abs(p / sx - q / sy) for p, q in zip(x, y))
+    return total / len(WEIGHT_GENES)

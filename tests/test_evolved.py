@@ -1,0 +1,247 @@
+"""The evolved bot: genome, sampling against hand-computed distributions,
+the automatic heuristics, and the GA's pieces."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+from bots.evolved import ga
+from bots.evolved.bot import investment_amounts, policy, shipped_genome
+from bots.evolved.genome import (
+    ATTACK_OPTIONS,
+    BUY_OPTIONS,
+    INVEST_LEVELS,
+    N_CARDS,
+    WEIGHT_GENES,
+    Genome,
+    crossover,
+    distance,
+    mutate,
+    random_genome,
+)
+from bots.evolved.sampling import distribution, sample
+from protocol.cards import NAME_TO_ID as ID
+from protocol.engine import PASS
+from test_expert import build
+
+
+def identity(i: int) -> int:
+    return i
+
+
+# ---------------------------------------------------------------- sampling
+
+
+def test_distribution_normalises_over_the_offered_options() -> None:
+    weights = [1.0, 2.0, 3.0, 4.0]
+    assert distribution(weights, [0, 2], identity) == [(0, 0.25), (2, 0.75)]
+    assert distribution(weights, [3, 1, 2], identity) == [(3, 4 / 9), (1, 2 / 9), (2, 3 / 9)]
+
+
+def test_distribution_maps_options_to_weight_slots() -> None:
+    weights = [5.0, 1.0, 0.0, 3.0]  # slot 0 is Pass
+    dist = distribution(weights, [PASS, 1, 3], lambda c: 0 if c == PASS else c)
+    assert dist == [(PASS, 5 / 9), (1, 1 / 9), (3, 3 / 9)]
+
+
+def test_all_zero_weights_fall_back_to_uniform() -> None:
+    assert distribution([0.0, 0.0, 7.0], [0, 1], identity) == [(0, 0.5), (1, 0.5)]
+
+
+def test_repeated_options_count_once() -> None:
+    assert distribution([1.0, 3.0], [1, 0, 1], identity) == [(1, 0.75), (0, 0.25)]
+
+
+def test_no_options_is_an_error() -> None:
+    with pytest.raises(ValueError):
+        distribution([1.0], [], identity)
+
+
+def test_sample_frequencies_match_the_distribution() -> None:
+    rng = random.Random(7)
+    counts = Counter(sample([1.0, 2.0, 3.0, 4.0], [1, 3], identity, rng) for _ in range(6000))
+    assert counts.keys() == {1, 3}
+    assert abs(counts[1] / 6000 - 2 / 6) < 0.02
+
+
+def test_a_zero_weight_option_is_never_drawn() -> None:
+    rng = random.Random(1)
+    assert {sample([0.0, 1.0], [0, 1], identity, rng) for _ in range(200)} == {1}
+
+
+# ------------------------------------------------------------------ genome
+
+
+def test_genome_round_trips_through_json() -> None:
+    genome = random_genome(random.Random(3))
+    assert Genome.from_json(genome.to_json()) == genome
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"buy_early": [1.0] * 3}, "buy_early needs 14"),
+        ({"defend": [-1.0] * N_CARDS}, "non-negative"),
+        ({"switch_day": 99}, "switch_day"),
+        ({"colour": "red"}, "unknown keys"),
+    ],
+)
+def test_bad_genomes_are_refused_clearly(change: dict, message: str) -> None:
+    data = {**Genome().to_json(), **change}
+    with pytest.raises(ValueError, match=message):
+        Genome.from_json(data)
+
+
+def test_mutation_changes_weights_multiplicatively_within_bounds() -> None:
+    rng = random.Random(5)
+    parent = Genome()
+    child = mutate(parent, rng, rate=1.0, scale=0.5)
+    assert child != parent
+    for name in WEIGHT_GENES:
+        assert all(1e-3 <= w <= 100 for w in getattr(child, name))
+    assert mutate(parent, rng, rate=0.0) == parent
+
+
+def test_crossover_takes_whole_distributions_from_the_parents() -> None:
+    rng = random.Random(2)
+    a, b = random_genome(rng), random_genome(rng)
+    child = crossover(a, b, rng)
+    for name in WEIGHT_GENES:
+        assert getattr(child, name) in (getattr(a, name), getattr(b, name))
+    assert distance(a, a) == 0 and 0 < distance(a, b) <= 1
+
+
+def test_the_shipped_genome_loads() -> None:
+    genome = shipped_genome()
+    assert len(genome.buy_early) == BUY_OPTIONS and len(genome.attack) == ATTACK_OPTIONS
+
+
+# --------------------------------------------------------------------- bot
+
+
+def only(size: int, slot: int) -> list[float]:
+    return [1.0 if i == slot else 0.0 for i in range(size)]
+
+
+def test_buys_follow_the_early_then_the_late_preferences() -> None:
+    genome = Genome(buy_early=only(BUY_OPTIONS, ID["Ghost"]), buy_late=only(BUY_OPTIONS, 0), switch_day=4)
+    decide = policy(genome, random.Random(0))
+    early = build("buy", [(3, ["Worker"]), (3, ["Worker"])])
+    assert decide(early, 0) == ID["Ghost"]
+    late = build("buy", [(3, ["Worker"]), (3, ["Worker"])])
+    late = type(late).from_wire(late.to_wire(0), days_played=3)
+    assert decide(late, 0) == PASS
+
+
+def test_sold_out_cards_are_never_bought() -> None:
+    genome = Genome(buy_early=only(BUY_OPTIONS, ID["Ghost"]))
+    game = build("buy", [(3, ["Worker"]), (3, ["Worker"])], shop={"Ghost": 0})
+    assert policy(genome, random.Random(0))(game, 0) != ID["Ghost"]
+
+
+def test_takes_an_immediate_win_whatever_the_genome() -> None:
+    genome = Genome(buy_early=only(BUY_OPTIONS, 0), buy_late=only(BUY_OPTIONS, 0))
+    game = build("buy", [(4, ["Incantation", "Board of Monopoly"]), (1, ["Worker"])])
+    assert policy(genome, random.Random(0))(game, 0) == ID["Incantation"]
+
+
+def test_invests_for_a_sure_elimination_whatever_the_genome() -> None:
+    genome = Genome(invest_calm=only(len(INVEST_LEVELS), 0), invest_threat=only(len(INVEST_LEVELS), 0))
+    game = build("investing", [(5, ["Worker", "Senior Worker"]), (3, ["Worker"])])
+    assert policy(genome, random.Random(0))(game, 0) == 4
+
+
+def test_blocks_an_opponent_who_could_eliminate_it() -> None:
+    genome = Genome(invest_calm=only(len(INVEST_LEVELS), 0), invest_threat=only(len(INVEST_LEVELS), 0))
+    game = build("investing", [(5, ["Worker"]), (3, ["Worker", "Senior Worker"])])
+    assert policy(genome, random.Random(0))(game, 0) == 3
+
+
+def test_investment_levels_resolve_against_the_state() -> None:
+    game = build("investing", [(7, ["Worker"]), (2, ["Worker"]), (4, ["Worker"])])
+    assert investment_amounts(game, 0) == [0, 1, 3, 4, 5, 7]
+    genome = Genome(invest_calm=only(len(INVEST_LEVELS), INVEST_LEVELS.index("outbid")))
+    assert policy(genome, random.Random(0))(game, 0) == 5
+
+
+def test_attack_and_defend_follow_the_card_preferences() -> None:
+    genome = Genome(attack=only(ATTACK_OPTIONS, ID["Worker"]), defend=only(N_CARDS, ID["Senior Worker"] - 1))
+    decide = policy(genome, random.Random(0))
+    attack = build("attacking", [(0, ["Ghost", "Worker"]), (0, ["Ghost", "Worker", "Worker"])], attacker=0)
+    assert decide(attack, 0) == 2
+    defend = build(
+        "attacking", [(0, ["Worker"]), (0, ["Ghost", "Senior Worker"])],
+        me=1, attacker=0, attacker_card=1, uses={(0, 1): 1},
+    )
+    assert decide(defend, 1) == 2
+
+
+def test_never_defends_with_a_card_whose_loss_hands_over_the_game() -> None:
+    # Losing the Incantation would leave the opponent alone at 7 points.
+    genome = Genome(defend=only(N_CARDS, ID["Incantation"] - 1))
+    game = build(
+        "attacking",
+        [(0, ["Ghost", "Incantation", "Incantation", "Board of Monopoly"]), (0, ["Incantation", "Incantation", "Worker", "Board of Monopoly"])],
+        me=1, attacker=0, attacker_card=1, uses={(0, 1): 1},
+    )
+    assert policy(genome, random.Random(0))(game, 1) == 3
+
+
+# --------------------------------------------------------------------- ga
+
+
+def test_settings_refuse_bad_sizes_clearly() -> None:
+    with pytest.raises(ValueError, match="between 8 and 512"):
+        ga.Settings(population=4, players=2).check()
+    with pytest.raises(ValueError, match="between 8 and 512"):
+        ga.Settings(population=1024).check()
+    with pytest.raises(ValueError, match="not divisible by --players 4"):
+        ga.Settings(population=18).check()
+    with pytest.raises(ValueError, match="--players must be"):
+        ga.Settings(population=10, players=5).check()
+
+
+def test_an_elimination_tournament_crowns_one_champion() -> None:
+    rng = random.Random(4)
+    genomes = [random_genome(rng) for _ in range(16)]
+    wins, games = ga.elimination(genomes, 4, False, 100, random.Random(9))
+    assert games == 4 + 1  # four tables, then the final table of the four winners
+    assert sum(wins) == games
+    assert sorted(wins)[-1] == 2 and wins.count(1) == 3
+    assert ga.champion_fitness(ga.Settings(population=16)) == 2
+
+
+def test_fitness_is_reproducible_for_a_seed() -> None:
+    settings = ga.Settings(population=8, players=2, tournaments=2)
+    population = ga.initial_population(settings)
+    serial = lambda fn, tasks: [fn(*t) for t in tasks]  # noqa: E731
+    first = ga.evaluate(population, settings, random.Random(1), serial, 2)
+    again = ga.evaluate(population, settings, random.Random(1), serial, 1)
+    assert first == again
+    fitness, games = first
+    assert games == 2 * 7 and sum(fitness) == pytest.approx(7)
+
+
+def test_next_population_keeps_the_elite_and_the_size() -> None:
+    settings = ga.Settings(population=8, players=2, elite=2)
+    population = ga.initial_population(settings)
+    fitness = [float(i) for i in range(8)]
+    children = ga.next_population(population, fitness, settings, random.Random(0))
+    assert len(children) == 8
+    assert children[:2] == [population[7], population[6]]
+
+
+def test_a_few_generations_improve_on_random_genomes() -> None:
+    # Selection at work: after a short run the leader beats fresh genomes.
+    from bots.evolved.report import head_to_head
+
+    settings = ga.Settings(population=16, players=2, tournaments=4, generations=6, seed=2)
+    leaders = []
+    serial = lambda fn, tasks: [fn(*t) for t in tasks]  # noqa: E731
+    ga.run_generations(settings, ga.initial_population(settings), 0, serial, 1, lambda g, _: leaders.append(g.leader))
+    rng = random.Random(11)
+    score = sum(head_to_head(leaders[-1], random_genome(rng), False, 10, rng) for _ in range(6)) / 6
+    assert score > 0.6
