@@ -44,7 +44,8 @@ Exit status:
   0  a player won
   3  the game was a draw (max days reached)
   4  a bot forfeited (timeout, bad or illegal answer, crash)
-  2  usage error (bad option, unknown bot, wrong number of bots)"""
+  2  usage error (bad option, unknown bot, wrong number of bots)
+  1  the driver itself failed (e.g. the trace's reader went away)"""
 )
 @click.argument("bots", nargs=-1, required=True, metavar="BOT BOT [BOT [BOT]]")
 @click.option("--base", is_flag=True, help="Play with all 13 base-set cards (default: the 8 simple ones).")
@@ -91,7 +92,13 @@ def run(bots: Sequence[str], base: bool, max_days: int, timeout: float, trace: B
     if not 2 <= len(bots) <= 4:
         raise click.UsageError(f"a game needs 2 to 4 bots, got {len(bots)}")
     specs = [_bot_param(text) for text in bots]
-    result = play_game(specs, GameOptions(base=base, max_days=max_days, timeout=timeout, fair=fair), trace)
+    try:
+        result = play_game(specs, GameOptions(base=base, max_days=max_days, timeout=timeout, fair=fair), trace)
+    except BrokenPipeError:
+        # `driver run ... | head`: the bots are already cleaned up; say so quietly.
+        sys.stdout = None  # type: ignore[assignment]  # no flush error at exit
+        click.echo("driver: the trace's reader closed its end; game abandoned", err=True)
+        sys.exit(1)
     echo = lambda text="": click.echo(text, err=True)  # noqa: E731
     names = ", ".join(f"{seat}: {spec.name}" for seat, spec in enumerate(specs))
     echo(f"seats  {names}")

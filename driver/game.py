@@ -91,8 +91,10 @@ def play_game(bots: Sequence[BotSpec], options: GameOptions, trace_out: BinaryIO
         for seat, line in lines.items():
             group.send(seat, line)
     finally:
-        trace.flush()
-        group.close()
+        try:
+            group.close()
+        finally:
+            trace.flush()  # may raise (a closed pipe): the bots are gone by then
     return GameResult(
         winner=game.winner if game.phase == END else None,
         fault=game.fault,
