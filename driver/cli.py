@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import sys
 from collections.abc import Sequence
 from typing import BinaryIO
@@ -208,6 +209,8 @@ def _bot_param(text: str) -> BotSpec:
 
 def main() -> None:
     """Console entry point (`driver`)."""
+    # SIGTERM unwinds like Ctrl-C, so the game's cleanup still ends every bot.
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     driver(prog_name="driver")
 
 
