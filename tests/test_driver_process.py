@@ -1,0 +1,78 @@
+"""BotGroup's line protocol and shutdown, on tiny inline programs."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from driver.process import BotGroup, ReplyKind
+
+
+def group_of(*programs: str, **options: int) -> BotGroup:
+    return BotGroup.spawn([((sys.executable, "-S", "-c", p), f"bot{i}") for i, p in enumerate(programs)], **options)
+
+
+def close_soon(group: BotGroup) -> None:
+    """For bots that sleep instead of reading: no need for the usual grace."""
+    group.close(exit_grace=0.05, term_grace=0.5)
+
+
+def test_lines_are_assembled_split_and_blank_lines_skipped() -> None:
+    program = (
+        "import sys, time\n"
+        "w = sys.stdout.write\n"
+        "sys.stdin.readline()\n"
+        "w('[1'); sys.stdout.flush(); time.sleep(0.05)\n"
+        "w('2]\\n\\n  \\n[3]\\n'); sys.stdout.flush()\n"
+        "sys.stdin.readline()\n"
+    )
+    with group_of(program) as group:
+        group.send(0, b"go")
+        answers = [r for _, r in group.replies([0], 2)] + [r for _, r in group.replies([0], 2)]
+    assert [(r.kind, r.line) for r in answers] == [(ReplyKind.LINE, b"[12]"), (ReplyKind.LINE, b"[3]")]
+
+
+def test_over_long_line_is_reported_before_it_ends() -> None:
+    program = "import sys, time\nsys.stdout.write('x' * 5000); sys.stdout.flush(); time.sleep(30)\n"
+    started = time.monotonic()
+    group = group_of(program, line_limit=1000)
+    ((_, reply),) = group.replies([0], 10)
+    close_soon(group)
+    assert reply.kind is ReplyKind.TOO_LONG and reply.line.startswith(b"xxx")
+    assert "longer than 1000 bytes" in reply.detail
+    assert time.monotonic() - started < 5
+
+
+def test_closed_output_of_a_running_bot() -> None:
+    program = "import os, time\nos.close(1)\ntime.sleep(30)\n"
+    group = group_of(program)
+    ((_, reply),) = group.replies([0], 10)
+    close_soon(group)
+    assert reply.kind is ReplyKind.CLOSED and reply.detail == "closed its standard output"
+
+
+def test_exit_status_and_signal_are_described() -> None:
+    programs = ("raise SystemExit(7)", "import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)")
+    with group_of(*programs) as group:
+        replies = dict(group.replies([0, 1], 10))
+    assert replies[0].detail == "exited with status 7"
+    assert replies[1].detail == "killed by SIGSEGV"
+
+
+def test_stderr_keeps_the_tail_and_counts_the_rest() -> None:
+    program = "import sys\nsys.stderr.write('a' * 10000 + 'THE END')\n"
+    with group_of(program, stderr_limit=1000) as group:
+        group.replies([0], 10).__next__()
+    kept = group.bots[0].kept_stderr()
+    assert kept.endswith(b"THE END") and b"[... 9007 bytes of standard error dropped ...]" in kept
+
+
+def test_prompt_bots_are_closed_without_waiting_for_grace() -> None:
+    echo = "import sys\nfor line in sys.stdin: print(line, end='', flush=True)\n"
+    group = group_of(echo, echo)
+    group.send(0, b"[0]")
+    assert next(group.replies([0], 5))[1].line == b"[0]"
+    started = time.monotonic()
+    group.close(exit_grace=5, term_grace=5)
+    assert time.monotonic() - started < 1
+    assert [b.popen.returncode for b in group.bots] == [0, 0]
