@@ -255,15 +255,23 @@ def deterrent_buy(game: Game, me: int, options: Sequence[int]) -> int | None:
     return min(killers, key=lambda c: (COST[c] or 0, -ATTACKS[c], -DEF[c]), default=None)
 
 
-# Cards the route search considers: points and every card with income.
+# Cards the route search considers: points, and income cards that return
+# more than half their price each cycle (Ghost and Thug are bought for
+# fighting, by the other rules, not for their coins).
 def _route_cards(base: bool) -> tuple[int, ...]:
-    return tuple(c for c in shop_ids(base) if POINTS[c] > 0 or cycle_income(c) > 0)
+    return tuple(c for c in shop_ids(base) if POINTS[c] > 0 or 2 * cycle_income(c) > (COST[c] or 0))
+
+
+ROUTE_INCOME_BUYS = 2
+"""Income cards a route may still buy: a third one never pays for itself
+before a 5- or 6-day race is over, and the limit keeps the search fast."""
 
 
 @lru_cache(maxsize=200_000)
 def _route(
     day: int, coins: int, earners: tuple[int, ...], points: int, target: int,
     stock: tuple[tuple[int, int], ...], days_left: int, scoring: bool, first: frozenset[int] | None = None,
+    income_buys: int = ROUTE_INCOME_BUYS,
 ) -> tuple[int, int, int]:
     """(days to reach `target` points, -coins left then, first buy) from a
     buy phase, with one buy a day and no interference.
@@ -275,7 +283,8 @@ def _route(
     """
     best = (days_left + 1 + (target - points), -coins, PASS)
     # PASS last: on a tie a card in hand beats coins in the purse.
-    options = [c for c, n in stock if n > 0 and (COST[c] or 0) <= coins and (POINTS[c] > 0 or not scoring)] + [PASS]
+    may_earn = not scoring and income_buys > 0
+    options = [c for c, n in stock if n > 0 and (COST[c] or 0) <= coins and (POINTS[c] > 0 or may_earn)] + [PASS]
     if first is not None:
         options = [c for c in options if c in first]
     for card in options:
@@ -295,7 +304,7 @@ def _route(
                 tomorrow += day_income(earner, next_day, tomorrow)
             days, spare, _ = _route(
                 next_day, tomorrow, now_earners, points + gained, target, now_stock, days_left - 1,
-                scoring or gained > 0,
+                scoring or gained > 0, None, income_buys - (1 if card != PASS and gained == 0 else 0),
             )
             result = (days + 1, spare, card)
         if result[:2] < best[:2]:
