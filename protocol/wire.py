@@ -19,7 +19,7 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field, RootModel, StrictInt, StrictStr, TypeAdapter, model_validator
 from pydantic.json_schema import models_json_schema
 
-from protocol.cards import BASE, NAMES
+from protocol.cards import BASE, NAMES, SIMPLE
 
 __all__ = [
     "CARD_NAMES",
@@ -60,6 +60,7 @@ CountOrFalse = Annotated[Union[Count, Literal[False]], Field(union_mode="left_to
 IndexOrFalse = Annotated[Union[Index, Literal[False]], Field(union_mode="left_to_right")]
 
 _STRICT = ConfigDict(extra="forbid", frozen=True)
+_SHOP_SETS = (frozenset(NAMES[i] for i in SIMPLE), frozenset(NAMES[i] for i in BASE))
 
 
 class Card(BaseModel):
@@ -137,8 +138,10 @@ class State(BaseModel):
     player: Index | None = None
 
     @model_validator(mode="after")
-    def _indexes_name_players(self) -> State:
-        """Seat numbers in the message must refer to players in it."""
+    def _consistent(self) -> State:
+        """The shop lists exactly one card set, and seat numbers refer to players."""
+        if frozenset(self.shop) not in _SHOP_SETS:
+            raise ValueError("shop must list exactly the simple set (8 cards) or the base set (13 cards)")
         n = len(self.players)
         seats: dict[str, Any] = {"player": self.player}
         phase = self.phase

@@ -20,6 +20,7 @@ import pytest
 
 from driver.botspec import BotSpec
 from driver.game import GameOptions, play_game
+from protocol.wire import decode_move, decode_state, encode
 
 REPLAY = Path(__file__).parent / "bots" / "replay.py"
 TRACES = Path(os.environ.get("ECONOMANCY_TRACES", Path(__file__).resolve().parents[2] / "shared" / "traces"))
@@ -59,3 +60,12 @@ def test_replayed_game_matches_the_original(path: Path) -> None:
         assert result.fault is not None and result.fault[0] == final["forfiet"]
     else:
         assert result.winner == (None if final["winner"] is False else final["winner"])
+
+
+@pytest.mark.parametrize("path", TRACE_FILES, ids=[p.stem for p in TRACE_FILES])
+def test_recorded_messages_fit_the_wire_models_byte_for_byte(path: Path) -> None:
+    for line in path.read_bytes().splitlines():
+        if line.startswith(b"{"):
+            assert encode(decode_state(line)) == line
+        else:
+            assert encode(decode_move(line)) == line

@@ -105,6 +105,7 @@ def changed(path: list[Any], value: Any) -> dict[str, Any]:
         changed(["phase", "name"], "Investing"),
         changed(["shop", "Nonesuch"], 2),
         changed(["shop", "Golem"], -1),
+        changed(["shop", "Golem"], KeyError),
         changed(["players"], []),
         changed(["players", 0, "coins"], -1),
         changed(["players", 0, "coins"], 2.5),
@@ -146,3 +147,4 @@ def test_schemas_describe_the_messages() -> None:
     for bad in ([], [1, 2], {"day": 1}, changed(["players", 0, "coins"], -1)):
         assert not any_message.is_valid(bad)
     assert Move.model_json_schema()["minItems"] == 1
+
