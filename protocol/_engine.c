@@ -1749,7 +1749,11 @@ PyMODINIT_FUNC PyInit__engine(void)
     Py_INCREF(&GameType);
     if (PyModule_AddObject(m, "Game", (PyObject *)&GameType) < 0)
         goto fail;
-    if (PyModule_AddIntConstant(m, "MAX_CARDS", MAXC) < 0 || PyModule_AddIntConstant(m, "PASS", PASS) < 0)
+    if (PyModule_AddIntConstant(m, "MAX_CARDS", MAXC) < 0 || PyModule_AddIntConstant(m, "PASS", PASS) < 0 ||
+        PyModule_AddIntConstant(m, "INVESTING", INVESTING) < 0 ||
+        PyModule_AddIntConstant(m, "ATTACKING", ATTACKING) < 0 ||
+        PyModule_AddIntConstant(m, "DEFENDING", DEFENDING) < 0 || PyModule_AddIntConstant(m, "BUY", BUY) < 0 ||
+        PyModule_AddIntConstant(m, "END", END) < 0 || PyModule_AddIntConstant(m, "FAULT", FAULT) < 0)
         goto fail;
     return m;
 fail:

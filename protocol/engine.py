@@ -12,7 +12,7 @@ import json
 from typing import TYPE_CHECKING, Any, Sequence
 
 from protocol import _engine
-from protocol.cards import CARDS, NAME_TO_ID, NAMES, PASS, PASS_NAME, SIMPLE, BASE, STIPEND
+from protocol.cards import BASE, CARDS, NAME_TO_ID, NAMES, PASS, PASS_NAME, SIMPLE, STIPEND
 
 __all__ = [
     "Game",
@@ -29,12 +29,13 @@ __all__ = [
     "move_from_wire",
 ]
 
-INVESTING = 0
-ATTACKING = 1  # the attacker chooses a card, or 0 to stop
-DEFENDING = 2  # the next defender chooses a card
-BUY = 3
-END = 4
-FAULT = 5
+# Phases (ints, as Game.phase returns them), defined by the C core.
+INVESTING: int = _engine.INVESTING  # 0
+ATTACKING: int = _engine.ATTACKING  # 1: the attacker chooses a card, or 0 to stop
+DEFENDING: int = _engine.DEFENDING  # 2: the next defender chooses a card
+BUY: int = _engine.BUY  # 3
+END: int = _engine.END  # 4
+FAULT: int = _engine.FAULT  # 5
 PHASE_NAMES = ("investing", "attacking", "defending", "buy", "end", "fault")
 
 IllegalMove: type[ValueError] = _engine.IllegalMove

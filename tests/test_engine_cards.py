@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from protocol import _engine
-from protocol.cards import BASE, CARDS, NAME_TO_ID, SIMPLE, shop_ids
+from protocol.cards import BASE, CARDS, NAME_TO_ID, PASS, SIMPLE, shop_ids
+from protocol import engine
 
 
 def test_c_table_matches_python_table() -> None:
@@ -33,3 +34,8 @@ def test_ids_and_sets() -> None:
     assert shop_ids(False) == SIMPLE and shop_ids(True) == BASE
     # 80 shop cards in a 4-player base game, + the Stipend: the engine's hand limit.
     assert 4 * sum(CARDS[c].per_player for c in BASE) + 1 == _engine.MAX_CARDS
+
+
+def test_contract_constants() -> None:
+    assert (engine.INVESTING, engine.ATTACKING, engine.DEFENDING, engine.BUY, engine.END, engine.FAULT) == tuple(range(6))
+    assert engine.PASS == PASS == _engine.PASS == -1
