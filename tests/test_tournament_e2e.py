@@ -77,7 +77,35 @@ def _stored(db: Path) -> dict[str, float]:
         return {}
 
 
-def _run_until(args: list[str], db: Path, n: int, sig: int) -> tuple[subprocess.CompletedProcess[str] | None, str]:
+def _descendants(root: int) -> set[int]:
+    parent = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            parent[int(entry)] = int(stat[stat.rfind(")") + 2 :].split()[1])
+    found, stack = set(), [root]
+    while stack:
+        p = stack.pop()
+        kids = {c for c, pp in parent.items() if pp == p} - found
+        found |= kids
+        stack.extend(kids)
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def _run_until(args: list[str], db: Path, n: int, sig: int) -> tuple[int, str, set[int]]:
+    """Run the CLI until `n` games are stored, then send `sig` (SIGINT to the
+    process group, as a terminal's Ctrl-C does; anything else to the parent
+    only). Returns the exit status, stderr and the processes left after 5 s."""
     proc = subprocess.Popen(
         [sys.executable, "-c", "from tournaments.cli import tournament_main; tournament_main()", *args],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
@@ -85,21 +113,28 @@ def _run_until(args: list[str], db: Path, n: int, sig: int) -> tuple[subprocess.
     deadline = time.monotonic() + 60
     while len(_stored(db)) < n and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
-    os.killpg(proc.pid, sig)
+    family = _descendants(proc.pid)
+    if sig == signal.SIGINT:
+        os.killpg(proc.pid, sig)
+    else:
+        os.kill(proc.pid, sig)
     _, err = proc.communicate(timeout=60)
-    return proc.returncode, err  # type: ignore[return-value]
+    deadline = time.monotonic() + 5
+    while any(map(_alive, family)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return proc.returncode, err, set(filter(_alive, family))
 
 
 def test_interrupt_and_kill_lose_no_game_and_resume_plays_only_the_rest(tmp_path: Path) -> None:
     db = tmp_path / "r.sqlite"
     args = ["round-robin", PASSIVE, PASSIVE, PASSIVE, "--games", "4", "--max-days", "40", "--db", str(db), "-j", "2"]
-    code, err = _run_until(args, db, 3, signal.SIGINT)
+    code, err, left = _run_until(args, db, 3, signal.SIGINT)
     first = _stored(db)
-    assert code == 130 and "resume" in err
+    assert code == 130 and "resume" in err and not left
     assert 3 <= len(first) < 24
-    code, _ = _run_until(args, db, len(first) + 3, signal.SIGKILL)
+    code, _, left = _run_until(args, db, len(first) + 3, signal.SIGKILL)
     second = _stored(db)
-    assert code == -signal.SIGKILL
+    assert code == -signal.SIGKILL and not left  # workers and bots died with the parent
     assert len(second) < 24 and all(second[k] == first[k] for k in first)  # nothing lost or replayed
     out = cli(*args, "--json")
     assert out.returncode == 0, out.stderr

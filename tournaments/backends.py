@@ -8,8 +8,10 @@ games in flight and stop submitting at any moment (SPRT, Ctrl-C).
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
 import os
+import signal
 from collections.abc import Collection
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor
 from concurrent.futures import wait as wait_futures
@@ -18,6 +20,8 @@ from typing import Any, Protocol
 from tournaments.errors import TournamentError
 from tournaments.store import GameRecord
 from tournaments.workers import Job, play
+
+_PR_SET_PDEATHSIG = 1
 
 
 class Backend(Protocol):
@@ -39,16 +43,20 @@ def default_concurrency() -> int:
 
 
 class LocalBackend:
-    """A pool of worker processes started by forkserver (never forked from
-    the parent, which holds an open SQLite connection)."""
+    """A pool of worker processes, spawned (fresh interpreters: never forked
+    from the parent, which holds an open SQLite connection and threads) as
+    direct children, so each can be told to die with the parent."""
 
     def __init__(self, concurrency: int) -> None:
         if concurrency < 1:
             raise TournamentError(f"--concurrency must be at least 1, got {concurrency}")
-        ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(["tournaments.workers", "driver.game"])
         self.slots = concurrency
-        self._pool = ProcessPoolExecutor(max_workers=concurrency, mp_context=ctx)
+        self._pool = ProcessPoolExecutor(
+            max_workers=concurrency,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_die_with_parent,
+            initargs=(os.getpid(),),
+        )
 
     def submit(self, job: Job) -> Future[GameRecord]:
         return self._pool.submit(play, job)
@@ -62,6 +70,19 @@ class LocalBackend:
 
     def close(self, cancel: bool = False) -> None:
         self._pool.shutdown(wait=not cancel, cancel_futures=cancel)
+
+
+def _die_with_parent(parent: int) -> None:
+    """A killed tournament leaves no idle workers behind: each worker gets
+    SIGTERM when the parent dies (Linux; elsewhere a no-op). The bots of a
+    game in progress then see their input close and exit."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # the parent died before the line above
+        os._exit(1)
 
 
 class RayBackend:

@@ -9,6 +9,7 @@ how to resume.
 
 from __future__ import annotations
 
+import signal
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -34,8 +35,14 @@ def _emit_json(obj: Any) -> None:
     sys.stdout.write(orjson.dumps(obj, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY).decode() + "\n")
 
 
+def _terminate(signum: int, frame: object) -> None:
+    """SIGTERM ends a run like Ctrl-C: workers stopped, finished games kept."""
+    raise KeyboardInterrupt
+
+
 @contextmanager
 def _user_errors(db: str | Path | None = None) -> Iterator[None]:
+    signal.signal(signal.SIGTERM, _terminate)
     try:
         yield
     except (TournamentError, ValueError) as err:

@@ -17,6 +17,7 @@ import click
 
 from tournaments.backends import Backend
 from tournaments.entrants import Entrant
+from tournaments.errors import TournamentError
 from tournaments.schedule import GameSpec
 from tournaments.store import GameRecord, Store
 from tournaments.workers import Job, PlayOptions
@@ -64,8 +65,14 @@ def run(
             if not inflight:
                 break
             for handle in ctx.backend.wait(inflight):
-                del inflight[handle]
-                rec = ctx.backend.result(handle)
+                spec = inflight.pop(handle)
+                try:
+                    rec = ctx.backend.result(handle)
+                except Exception as err:
+                    raise TournamentError(
+                        f"game {spec.key} failed in its worker ({type(err).__name__}: {err});"
+                        f" {len(new)} games finished now are stored, rerun to resume"
+                    ) from err
                 if ctx.store.add_game(tournament_id, rec):
                     new.append(rec)
                 bar.advance()
