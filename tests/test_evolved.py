@@ -245,3 +245,16 @@ def test_a_few_generations_improve_on_random_genomes() -> None:
     rng = random.Random(11)
     score = sum(head_to_head(leaders[-1], random_genome(rng), False, 10, rng) for _ in range(6)) / 6
     assert score > 0.6
+
+
+def test_fresh_genomes_draw_a_new_genome_each_game() -> None:
+    from bots.evolved.bot import FreshGenomes
+
+    fresh = FreshGenomes(random.Random(0))
+    game = build("buy", [(3, ["Worker"]), (3, ["Worker"])])
+    seen = []
+    for _ in range(4):
+        seen.append(fresh.genome)
+        assert fresh.decide(game, 0) in game.legal_moves(0)
+        fresh.new_game(game, 0)
+    assert all(a != b for i, a in enumerate(seen) for b in seen[i + 1 :])

@@ -24,7 +24,7 @@ from pathlib import Path
 import orjson
 
 from bots import expert
-from bots.evolved.genome import INVEST_LEVELS, Genome
+from bots.evolved.genome import Genome, random_genome
 from bots.evolved.sampling import sample
 from bots.sdk import Decide, option_parser, run
 from protocol.engine import ATTACKING, BUY, DEFENDING, INVESTING, PASS, Game
@@ -121,18 +121,42 @@ def load_genome(key: str | None, path: Path | None = None) -> Genome:
     return shipped_genome()
 
 
+class FreshGenomes:
+    """Plays a new random genome every game: the strategies evolution
+    starts from, the baseline the shipped genome is measured against."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.genome = random_genome(rng)
+
+    def new_game(self, game: Game, me: int) -> None:
+        """The SDK's game-start hook: draw the next genome."""
+        self.genome = random_genome(self.rng)
+
+    def decide(self, game: Game, me: int) -> int:
+        return policy(self.genome, self.rng)(game, me)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Entry point of `python -m bots.evolved` and `economancy-evolved`."""
     parser = option_parser("Economancy bot sampling its moves from evolved preferences.", prog="evolved")
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--key", help="play the leader of the evolution stored under KEY (see `evolve`)")
     source.add_argument("--genome", type=Path, help="play the genome in this JSON file")
+    source.add_argument(
+        "--fresh", action="store_true", help="play a new random genome every game (the baseline evolution starts from)"
+    )
     options = parser.parse_args(argv)
+    rng = random.Random(options.seed)
+    if options.fresh:
+        fresh = FreshGenomes(rng)
+        run(fresh.decide, on_game_start=fresh.new_game)
+        return
     try:
         genome = load_genome(options.key, options.genome)
     except (OSError, ValueError, LookupError) as problem:
         parser.error(str(problem))
-    run(policy(genome, random.Random(options.seed)))
+    run(policy(genome, rng))
 
 
 if __name__ == "__main__":
