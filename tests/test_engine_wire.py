@@ -176,7 +176,7 @@ def test_end_state_properties() -> None:
 def test_no_leaks_in_the_c_api() -> None:
     def churn() -> None:
         base = Game(3, base=True)
-        for seed in range(300):
+        for seed in range(100):
             g = base.copy()
             g.playout(seed)
             for p in range(3):
@@ -203,12 +203,13 @@ def test_no_leaks_in_the_c_api() -> None:
     churn()
     gc.collect()
     first, _ = tracemalloc.get_traced_memory()
-    for _ in range(5):
+    for _ in range(3):
         churn()
     gc.collect()
     second, _ = tracemalloc.get_traced_memory()
     tracemalloc.stop()
-    assert second - first < 20_000, f"memory grew by {second - first} bytes"
+    # 300 rounds: leaking one small object per round would add >= 9,600 bytes.
+    assert second - first < 5_000, f"memory grew by {second - first} bytes"
 
 
 def test_pickle_keeps_hidden_answers_and_faults() -> None:
