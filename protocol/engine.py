@@ -119,14 +119,17 @@ class Game(_Core):
 
         A DEFENDING state does not say which cards the defenders asked before
         the receiving player chose. Players after it in index order who can
-        defend are still to answer (exact). An earlier player holding a
-        defending card that can still defend was certainly asked, and one with
-        no defending card in use certainly was not (it will be eliminated).
-        Otherwise (all its defending cards used up) we guess: it was asked if
-        its defending cards' uses add up to at least the attacker's (it
-        defended in every fight so far, this one included). Its choice is
-        guessed as the used defending card with the highest defense (then
-        attack, then the leftmost): exact when it has only one.
+        defend are still to answer (exact). For an earlier player:
+        - if one of its defending cards can still defend, it was asked;
+          its choice is guessed as the used defending card (uses > 0) with
+          the highest defense (then attack, then the leftmost), exact when it
+          has only one; with none used (a referee that hides earlier choices,
+          ``--fair``) the same rule picks among the cards it can defend with;
+        - if it has no defending card in use, it was not asked (it is
+          eliminated when the fight resolves);
+        - otherwise (all its defending cards used up) we guess that it was
+          asked if its defending cards' uses add up to at least the
+          attacker's (it defended in every fight so far, this one included).
         Without a "player" key, nobody is taken to have answered yet.
         """
         return _from_wire(d, days_played, max_days)
@@ -295,17 +298,11 @@ def _infer_defenders(
         if j == attacker or not cards:
             continue
         if me is not None and j < me:
-            used = [
-                (CARDS[c].def_, CARDS[c].atk, -k, k)
-                for k, (c, u) in enumerate(cards)
-                if CARDS[c].can_defend and u > 0
-            ]
-            if used and (
-                _can_defend(cards)
-                or sum(u for c, u in cards if CARDS[c].can_defend) >= attacks_so_far
-            ):
+            able = [k for k, (c, u) in enumerate(cards) if CARDS[c].can_defend and u < CARDS[c].defends]
+            used = [k for k, (c, u) in enumerate(cards) if CARDS[c].can_defend and u > 0]
+            if able or (used and sum(cards[k][1] for k in used) >= attacks_so_far):
                 eligible |= 1 << j
-                chosen[j] = max(used)[3]
+                chosen[j] = max(used or able, key=lambda k: (CARDS[cards[k][0]].def_, CARDS[cards[k][0]].atk, -k))
         elif _can_defend(cards):
             eligible |= 1 << j
     if me is not None:

@@ -115,6 +115,12 @@ def test_earlier_player_without_defending_card_in_use_was_not_asked() -> None:
     assert not g.alive(1)
 
 
+def test_earlier_defender_whose_choice_is_hidden_is_taken_to_defend() -> None:
+    g = three_player_defense([("Worker", 0), ("Ghost", 0)])  # as a --fair referee sends it
+    g.play(2, 1)
+    assert [c for c, _ in g.cards(1)] == [0, 3]  # its best defender, the Ghost, fainted
+
+
 def test_ambiguous_earlier_defender_counts_the_attackers_uses() -> None:
     g = three_player_defense([("Worker", 1)], thug_uses=1)  # first fight: it was asked
     g.play(2, 1)
