@@ -172,7 +172,6 @@ def _ask(group: BotGroup, report: CheckReport, game: Game, number: int, me: int,
             game.play(me, move)
         except IllegalMove as e:
             check, reason = "legal", getattr(e, "reason", str(e))
-    phase_name = "defending" if phase == DEFENDING else PHASE_NAMES[phase]
     report.steps.append(
         Step(
             number,
@@ -180,7 +179,7 @@ def _ask(group: BotGroup, report: CheckReport, game: Game, number: int, me: int,
             game.base,
             me,
             wire["day"],
-            phase_name,
+            PHASE_NAMES[phase],
             answer.decode() if answer is not None else "(nothing)",
             seconds,
             reason,
