@@ -29,6 +29,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
+from bots.expert import beats
 from bots.sdk import Decide, option_parser, run
 from protocol.cards import ATK, ATTACKS, CARDS, DEF, DEFENDS, POINTS
 from protocol.engine import ATTACKING, BUY, DEFENDING, INVESTING, PASS, Game
@@ -68,18 +69,13 @@ def _opponents(game: Game, me: int) -> list[int]:
     return [p for p in range(game.n_players) if p != me]
 
 
-def _beats(attacker: int, defender: int) -> bool:
-    """Card `attacker` makes card `defender` faint and survives the fight."""
-    return ATK[attacker] > DEF[defender] and DEF[attacker] >= ATK[defender]
-
-
 def _denial_amount(game: Game, me: int) -> int:
     """The coins of the richest opponent who holds a card beating all our defenders."""
     mine = [card for card, _ in game.cards(me) if CARDS[card].can_defend]
     amounts = [0]
     for p in _opponents(game, me):
         threat = any(
-            ATTACKS[card] >= 1 and all(_beats(card, d) for d in mine) for card, _ in game.cards(p)
+            ATTACKS[card] >= 1 and all(beats(card, d) for d in mine) for card, _ in game.cards(p)
         )
         amounts.append(game.coins(p) if threat else 0)
     return max(amounts)
@@ -100,7 +96,7 @@ def _beats_every_defender(game: Game, me: int, indexes: Sequence[int]) -> list[i
         if ATTACKS[card] <= uses:
             continue
         if all(
-            all(_beats(card, d) for d, d_uses in game.cards(p) if DEFENDS[d] > d_uses)
+            all(beats(card, d) for d, d_uses in game.cards(p) if DEFENDS[d] > d_uses)
             for p in _opponents(game, me)
             if sum(DEFENDS[d] for d, _ in game.cards(p)) >= our_attacks
         ):

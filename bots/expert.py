@@ -115,7 +115,7 @@ def can_eliminate(game: Game, attacker: int, defender: int) -> bool:
 def safe_attackers(game: Game, me: int) -> list[int]:
     """Our ready attackers that make any defender faint without fainting
     themselves, against every ready defender of every opponent, cheapest first."""
-    rivals = [card for p in opponents(game, me) for i, (card, _) in enumerate(game.cards(p)) if i in ready_defenders(game, p)]
+    rivals = [game.cards(p)[i][0] for p in opponents(game, me) for i in ready_defenders(game, p)]
     cards = game.cards(me)
     safe = [i for i in ready_attackers(game, me) if all(beats(cards[i][0], d) for d in rivals)]
     return sorted(safe, key=lambda i: card_value(cards[i][0]))

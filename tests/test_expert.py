@@ -15,7 +15,7 @@ import pytest
 
 from bots import expert
 from protocol.cards import NAMES, NAME_TO_ID, shop_ids
-from protocol.engine import ATTACKING, BUY, DEFENDING, INVESTING, PASS, Game
+from protocol.engine import ATTACKING, DEFENDING, PASS, Game
 
 Hand = tuple[int, list[str]]  # (coins, card names after the Stipend)
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import random
 import sys
-from collections.abc import Sequence
 
 import click
 
