@@ -469,19 +469,23 @@ static void state_init(State *s, int np, int base, int max_days)
     begin_day(s);
 }
 
-/* Apply a move; returns NULL when legal, else the reason (state unchanged).
-   "bad move" is completed by the caller with the move itself. */
+/* Reasons the Python layer completes: with the move, with the player. */
+static const char BAD_MOVE[] = "bad move";
+static const char NOT_PENDING[] = "player is not expected to move";
+static const char GAME_OVER[] = "the game is over";
+
+/* Apply a move; returns NULL when legal, else the reason (state unchanged). */
 static const char *apply_move(State *s, int p, int64_t move)
 {
     if (s->phase == END || s->phase == FAULT)
-        return "the game is over";
+        return GAME_OVER;
     if (p < 0 || p >= s->np || !(pending_mask(s) & (1u << p)))
-        return "player is not expected to move";
+        return NOT_PENDING;
     Player *pl = &s->pl[p];
     switch (s->phase) {
     case INVESTING:
         if (move < 0)
-            return "bad move";
+            return BAD_MOVE;
         if (move > pl->coins)
             return "player attempted to invest more coins than they have";
         s->invest[p] = move;
@@ -491,7 +495,7 @@ static const char *apply_move(State *s, int p, int64_t move)
         return NULL;
     case ATTACKING: {
         if (move < 0)
-            return "bad move";
+            return BAD_MOVE;
         if (move == 0) {
             end_attack(s);
             return NULL;
@@ -519,7 +523,7 @@ static const char *apply_move(State *s, int p, int64_t move)
     }
     case DEFENDING: {
         if (move < 0)
-            return "bad move";
+            return BAD_MOVE;
         if (move >= pl->n)
             return "defender card index is too large";
         const CardInfo *c = &CARDS[pl->id[move]];
@@ -550,7 +554,7 @@ static const char *apply_move(State *s, int p, int64_t move)
             resolve_buys(s);
         return NULL;
     }
-    return "the game is over";
+    return GAME_OVER;
 }
 
 /* ------------------------------------------------------------------ RNG */
@@ -827,17 +831,17 @@ static PyObject *s_day, *s_phase, *s_shop, *s_players, *s_player, *s_coins, *s_b
     *s_cards, *s_name, *s_uses, *s_attacker, *s_attacker_card, *s_winner, *s_forfiet,
     *s_reason, *s_investing, *s_attacking, *s_buy, *s_end, *s_fault;
 
-static PyObject *raise_illegal(const char *reason)
+/* Raise IllegalMove(reason); steals the reference to `reason`. */
+static PyObject *raise_illegal(PyObject *reason)
 {
-    PyObject *msg = PyUnicode_FromString(reason);
-    if (!msg)
+    if (!reason)
         return NULL;
-    PyObject *exc = PyObject_CallOneArg(IllegalMove, msg);
-    Py_DECREF(msg);
-    if (!exc)
-        return NULL;
-    PyErr_SetObject(IllegalMove, exc);
-    Py_DECREF(exc);
+    PyObject *exc = PyObject_CallOneArg(IllegalMove, reason);
+    Py_DECREF(reason);
+    if (exc) {
+        PyErr_SetObject(IllegalMove, exc);
+        Py_DECREF(exc);
+    }
     return NULL;
 }
 
@@ -1026,36 +1030,14 @@ static PyObject *Game_play(GameObject *g, PyObject *const *args, Py_ssize_t narg
         return NULL;
     if (overflow)
         mv = overflow > 0 ? INT64_MAX : INT64_MIN;
-    int ph = g->s.phase;
     /* apply_move validates everything before it changes anything */
     const char *why = apply_move(&g->s, p, mv);
-    if (why) {
-        if (strcmp(why, "bad move") == 0) {
-            PyObject *r = PyUnicode_FromFormat("bad move: %S", args[1]);
-            if (!r)
-                return NULL;
-            PyObject *exc = PyObject_CallOneArg(IllegalMove, r);
-            Py_DECREF(r);
-            if (exc) {
-                PyErr_SetObject(IllegalMove, exc);
-                Py_DECREF(exc);
-            }
-            return NULL;
-        }
-        if (strcmp(why, "player is not expected to move") == 0 && ph != END && ph != FAULT) {
-            PyObject *r = PyUnicode_FromFormat("player %d is not expected to move", p);
-            if (!r)
-                return NULL;
-            PyObject *exc = PyObject_CallOneArg(IllegalMove, r);
-            Py_DECREF(r);
-            if (exc) {
-                PyErr_SetObject(IllegalMove, exc);
-                Py_DECREF(exc);
-            }
-            return NULL;
-        }
-        return raise_illegal(why);
-    }
+    if (why == BAD_MOVE)
+        return raise_illegal(PyUnicode_FromFormat("bad move: %S", args[1]));
+    if (why == NOT_PENDING)
+        return raise_illegal(PyUnicode_FromFormat("player %d is not expected to move", p));
+    if (why)
+        return raise_illegal(PyUnicode_FromString(why));
     g->decisions++;
     Py_RETURN_NONE;
 }
