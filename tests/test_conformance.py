@@ -55,6 +55,10 @@ def test_replayed_game_matches_the_original(path: Path) -> None:
     for number, (want, got) in enumerate(zip(expected, ours), start=1):
         assert got == want, f"{path.name} line {number} differs"
     assert len(ours) == len(expected)
+    # Beyond equal values, the same bytes (compact, sorted keys), fault states aside.
+    for number, (want_line, got_line) in enumerate(zip(path.read_bytes().splitlines(), result.trace), start=1):
+        if b'"name":"fault"' not in want_line:
+            assert got_line == want_line, f"{path.name} line {number}: same value, different bytes"
     final = expected[-1]["phase"]
     if final["name"] == "fault":
         assert result.fault is not None and result.fault[0] == final["forfiet"]
