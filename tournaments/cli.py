@@ -69,6 +69,8 @@ def _play_options(f: F) -> F:
                      help=f"Games played at once [default: the number of cores, {default_concurrency()}]."),
         click.option("--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True,
                      help="Worker processes here, or Ray tasks (RAY_ADDRESS or a local Ray)."),
+        click.option("--reuse", is_flag=True,
+                     help="Keep each bot's process alive across its games (bots must loop until end of input)."),
         click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables."),
     ]
     for d in reversed(decorators):
@@ -103,6 +105,7 @@ def _playing_args(kw: dict[str, Any]) -> dict[str, Any]:
         "backend": kw["backend"],
         "concurrency": kw["concurrency"],
         "progress": not kw["as_json"],
+        "reuse": kw["reuse"],
         "options": PlayOptions(
             base=kw["base"], max_days=kw["max_days"], timeout=kw["timeout"], fair=kw["fair"]
         ),

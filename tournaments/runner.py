@@ -31,6 +31,7 @@ class Context:
     backend: Backend
     options: PlayOptions
     progress: bool = True  # a progress bar on stderr (off for --json)
+    reuse: bool = False  # keep each bot's process alive across its games
 
 
 def run(
@@ -61,7 +62,7 @@ def run(
                 if spec is None:
                     stopping = True
                     break
-                inflight[ctx.backend.submit(_job(spec, entrants, ctx.options))] = spec
+                inflight[ctx.backend.submit(_job(spec, entrants, ctx.options, ctx.reuse))] = spec
             if not inflight:
                 break
             for handle in ctx.backend.wait(inflight):
@@ -86,9 +87,9 @@ def run(
     return new
 
 
-def _job(spec: GameSpec, entrants: Sequence[Entrant], options: PlayOptions) -> Job:
+def _job(spec: GameSpec, entrants: Sequence[Entrant], options: PlayOptions, reuse: bool) -> Job:
     bots = [entrants[p] for p in spec.seats]
-    return Job(spec.key, tuple(b.name for b in bots), tuple(b.spec for b in bots), options)
+    return Job(spec.key, tuple(b.name for b in bots), tuple(b.spec for b in bots), options, reuse)
 
 
 class _Progress:

@@ -7,6 +7,8 @@ the bots' standard error already compressed.
 
 from __future__ import annotations
 
+import inspect
+import multiprocessing.util
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -30,12 +32,22 @@ class PlayOptions:
 
 @dataclass(frozen=True)
 class Job:
-    """One game to play: its schedule key and the bots by seat."""
+    """One game to play: its schedule key, the bots by seat, and whether
+    this worker should keep the bots' processes alive for later games."""
 
     key: str
     names: tuple[str, ...]
     specs: tuple[Any, ...]
     options: PlayOptions
+    reuse: bool = False
+
+
+def reuse_supported() -> bool:
+    """Whether the referee can play a game on running bots (play_game(group=...))."""
+    from driver.game import play_game
+    from driver.process import BotGroup
+
+    return "group" in inspect.signature(play_game).parameters and hasattr(BotGroup, "detach")
 
 
 def play(job: Job) -> GameRecord:
@@ -43,11 +55,12 @@ def play(job: Job) -> GameRecord:
     from driver.game import GameOptions, play_game
 
     opts = job.options
+    game_options = GameOptions(base=opts.base, max_days=opts.max_days, timeout=opts.timeout, fair=opts.fair)
     started = time.time()
-    res = play_game(
-        list(job.specs),
-        GameOptions(base=opts.base, max_days=opts.max_days, timeout=opts.timeout, fair=opts.fair),
-    )
+    if job.reuse:
+        res = _kept.play(job.specs, game_options)
+    else:
+        res = play_game(list(job.specs), game_options)
     fault_seat, fault_reason = res.fault if res.fault else (None, None)
     return GameRecord(
         key=job.key,
@@ -62,6 +75,69 @@ def play(job: Job) -> GameRecord:
         trace=compress_lines(res.trace),
         stderr=compress_lines(_stderr_lines(job.names, res.stderr)),
     )
+
+
+class _KeptBots:
+    """The bot processes this worker keeps alive across games (--reuse).
+
+    Bots loop until their input ends, so after a game's final state a bot
+    simply waits for the next game's first state. A bot is replaced when it
+    has exited, and retired at once when it faulted (it may still be
+    thinking, and a late answer must not leak into its next game). The
+    kept bots end with the worker: their input closes and they exit.
+    """
+
+    def __init__(self) -> None:
+        self.procs: dict[tuple[str, tuple[str, ...]], Any] = {}
+        self.finalizer: Any = None
+
+    def play(self, specs: Sequence[Any], options: Any) -> Any:
+        from driver.game import play_game
+        from driver.process import BotGroup, BotProcess
+
+        if self.finalizer is None:
+            self.finalizer = multiprocessing.util.Finalize(self, self.close_all, exitpriority=10)
+        procs = []
+        for spec in specs:
+            key = (spec.name, tuple(spec.argv))
+            proc = self.procs.get(key)
+            if proc is None or proc.returncode() is not None:
+                if proc is not None:
+                    self.retire(key)
+                proc = BotProcess(spec.argv, spec.name, line_limit=options.line_limit,
+                                  stderr_limit=options.stderr_limit)
+                self.procs[key] = proc
+            procs.append(proc)
+        keys = [(s.name, tuple(s.argv)) for s in specs]
+        try:
+            res = play_game(list(specs), options, group=BotGroup(procs))
+        except BaseException:
+            for key in keys:
+                self.retire(key)
+            raise
+        if res.fault is not None:
+            self.retire(keys[res.fault[0]])
+        for proc in procs:
+            proc.stderr.clear()  # each game reports its own standard error
+            proc.stderr_dropped = 0
+        return res
+
+    def retire(self, key: tuple[str, tuple[str, ...]]) -> None:
+        from driver.process import BotGroup
+
+        proc = self.procs.pop(key, None)
+        if proc is not None:
+            BotGroup([proc]).close(exit_grace=0.05, term_grace=0.2)
+
+    def close_all(self) -> None:
+        from driver.process import BotGroup
+
+        procs, self.procs = list(self.procs.values()), {}
+        if procs:
+            BotGroup(procs).close(exit_grace=0.5, term_grace=0.2)
+
+
+_kept = _KeptBots()
 
 
 def _stderr_lines(names: Sequence[str], stderr: Sequence[bytes]) -> list[bytes]:

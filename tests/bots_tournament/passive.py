@@ -3,7 +3,10 @@
 passive bots run the full `max_days` and end in a draw. The cheapest bot
 that plays whole games, for throughput measurements."""
 import json
+import os
 import sys
+
+sys.stderr.write(f"passive bot {os.getpid()} started\n")
 
 for line in sys.stdin:
     state = json.loads(line)

@@ -1,0 +1,53 @@
+"""--reuse: each bot process plays many games; faulty bots are replaced."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import zlib
+from pathlib import Path
+
+import pytest
+
+from tournaments import PlayOptions, TournamentError, round_robin
+from tournaments.workers import reuse_supported
+
+BOTS = Path(__file__).parent / "bots_tournament"
+PASSIVE, CRASH, HANG = (str(BOTS / f) for f in ("passive.py", "crash.py", "hang.py"))
+
+
+def _passive_pids(db: Path) -> list[int]:
+    blobs = [zlib.decompress(b) for (b,) in sqlite3.connect(db).execute("SELECT stderr FROM games")]
+    return [int(m) for b in blobs for m in re.findall(rb"passive bot (\d+) started", b)]
+
+
+@pytest.mark.skipif(not reuse_supported(), reason="the referee cannot play on running bots yet")
+def test_reuse_keeps_bots_alive_and_replaces_faulty_ones(tmp_path: Path) -> None:
+    db = tmp_path / "r.sqlite"
+    res = round_robin(
+        [f"a={PASSIVE}", f"b={PASSIVE}", f"crash={CRASH}", f"hang={HANG}"],
+        games=2, db=db, concurrency=2, reuse=True, options=PlayOptions(max_days=4, timeout=0.5),
+    )
+    rec = res.standings.records
+    assert res.played_now == 24
+    assert rec["a"].draws == rec["b"].draws == 4  # a vs b: 4 full games, no stale answers
+    assert rec["a"].forfeits == rec["b"].forfeits == 0
+    # crash and hang forfeit against a and b (8 games each) and, between
+    # them, whoever sits first forfeits first (2 games each).
+    assert rec["crash"].forfeits == rec["hang"].forfeits == 10
+    pids = _passive_pids(db)
+    # a and b play 16 games between them; each of the 2 workers starts each at most once.
+    assert len(set(pids)) == len(pids) <= 4
+
+
+def test_without_reuse_every_game_starts_its_bots(tmp_path: Path) -> None:
+    db = tmp_path / "r.sqlite"
+    round_robin([PASSIVE, PASSIVE], games=2, db=db, concurrency=1, options=PlayOptions(max_days=2))
+    assert len(set(_passive_pids(db))) == 8
+
+
+@pytest.mark.skipif(reuse_supported(), reason="the referee supports --reuse")
+def test_reuse_without_referee_support_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(TournamentError, match="--reuse needs"):
+        round_robin([PASSIVE, PASSIVE], db=tmp_path / "r.sqlite", reuse=True)
+    assert not (tmp_path / "r.sqlite").exists()
