@@ -142,9 +142,14 @@ def check(bot: str, timeout: float, seed: int, verbose: bool) -> None:
     well-formed, legal move, and send nothing back after an end or fault.
     """
     from driver.check import check_bot
+    from driver.process import BotStartError
 
     spec = _bot_param(bot)
-    report = check_bot(spec, timeout=timeout, seed=seed)
+    try:
+        report = check_bot(spec, timeout=timeout, seed=seed)
+    except BotStartError as e:
+        click.echo(f"FAIL: {e.strerror}")
+        sys.exit(EXIT_CHECK_FAILED)
     out = click.echo
     shown: dict[str, int] = {}
     for step in report.steps:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ctypes
 import enum
+import errno
 import os
 import selectors
 import signal
@@ -130,7 +131,9 @@ class BotProcess:
                 env=child_env,
             )
         except OSError as e:
-            raise BotStartError(e.errno, f"cannot start bot {name!r} ({' '.join(argv)}): {e.strerror or e}") from e
+            hint = " (a script needs a #! line)" if e.errno == errno.ENOEXEC else ""
+            message = f"cannot start bot {name!r} ({' '.join(argv)}): {e.strerror or e}{hint}"
+            raise BotStartError(e.errno, message) from e
         self.pid = self.popen.pid
         assert self.popen.stdin and self.popen.stdout and self.popen.stderr
         self.stdin_fd: int | None = self.popen.stdin.fileno()

@@ -207,3 +207,12 @@ def test_check_catches_an_answer_to_the_end_message(tmp_path: Path) -> None:
     out = done.stdout.decode()
     assert done.returncode == EXIT_CHECK_FAILED, out
     assert "FAILED silent: answered the end message" in out
+
+
+def test_check_reports_a_program_that_cannot_start(tmp_path: Path) -> None:
+    script = tmp_path / "bot.py"
+    script.write_text("print([0])\n")
+    script.chmod(0o755)
+    done = driver_in_process("check", str(script))
+    assert done.returncode == EXIT_CHECK_FAILED
+    assert "FAIL: cannot start bot" in done.stdout.decode() and "#! line" in done.stdout.decode()
