@@ -38,7 +38,9 @@ _SNIPPET = 200  # characters of a bad answer kept in the trace and the reason
 class GameOptions:
     """How to play: card set, day limit, per-move timeout (seconds), and
     `fair`, which hides earlier defenders' choices from later ones (the
-    original shows them; traces differ from the original's with it)."""
+    original shows them; traces differ from the original's with it).
+    `line_limit` caps an answer line and `stderr_limit` the standard error
+    kept per bot (bytes)."""
 
     base: bool = False
     max_days: int = 100
@@ -130,6 +132,8 @@ def _play_round(game: Game, group: BotGroup, trace: _Trace, options: GameOptions
         seats = _fair_defenders(game)
     else:
         seats = list(game.pending())
+    if not seats:  # the engine contract says this cannot happen: never spin on it
+        raise RuntimeError(f"engine waits for nobody in phase {game.phase} of a game not over")
     lines = state_lines(game.to_wire(), seats)
     for seat in seats:
         group.send(seat, lines[seat])
