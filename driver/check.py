@@ -198,7 +198,7 @@ def _ask(group: BotGroup, report: CheckReport, game: Game, number: int, me: int,
 def _send_final(group: BotGroup, report: CheckReport, game: Game, number: int, me: int) -> None:
     """Send the end or fault state and require silence (and no exit) after it."""
     wire = game.to_wire()
-    group.send(0, state_lines(wire, [me])[me])
+    group.send(0, state_lines(wire, [me])[me], request=False)
     ((_, reply),) = group.replies([0], _SILENCE)
     phase = wire["phase"]["name"]
     problem = check = None

@@ -64,20 +64,32 @@ class GameResult:
     stderr: list[bytes] = field(default_factory=list)
 
 
-def play_game(bots: Sequence[BotSpec], options: GameOptions, trace_out: BinaryIO | None = None) -> GameResult:
+def play_game(
+    bots: Sequence[BotSpec],
+    options: GameOptions,
+    trace_out: BinaryIO | None = None,
+    group: BotGroup | None = None,
+) -> GameResult:
     """Play one game between bot processes (2 to 4 BotSpecs, seat order).
 
-    Every bot process, and everything it started, is gone when this returns.
+    Every bot process, and everything it started, is gone when this
+    returns; unless `group` is given: then the game is played on those
+    running bots (one per seat) and the group is detached, not closed, so
+    that they can play on (replace those no longer `reusable`).
     """
     if not 2 <= len(bots) <= 4:
         raise ValueError(f"a game needs 2 to 4 bots, not {len(bots)}")
+    if group is not None and len(group.bots) != len(bots):
+        raise ValueError(f"{len(bots)} bots but a group of {len(group.bots)} processes")
     started = time.monotonic()
     game = Game(len(bots), base=options.base, max_days=options.max_days)
     trace = _Trace(trace_out)
+    keep = group is not None
     try:
-        group = BotGroup.spawn(
-            [(b.argv, b.name) for b in bots], line_limit=options.line_limit, stderr_limit=options.stderr_limit
-        )
+        if group is None:
+            group = BotGroup.spawn(
+                [(b.argv, b.name) for b in bots], line_limit=options.line_limit, stderr_limit=options.stderr_limit
+            )
     except BotStartError as e:
         game.forfeit(e.seat, str(e.strerror))
         trace.emit(orjson.dumps(game.to_wire(), option=_SORTED))
@@ -91,10 +103,10 @@ def play_game(bots: Sequence[BotSpec], options: GameOptions, trace_out: BinaryIO
         trace.emit(orjson.dumps(final, option=_SORTED))
         lines = state_lines(final, range(len(bots)))
         for seat, line in lines.items():
-            group.send(seat, line)
+            group.send(seat, line, request=False)
     finally:
         try:
-            group.close()
+            group.detach() if keep else group.close()
         finally:
             trace.flush()  # may raise (a closed pipe): the bots are gone by then
     return GameResult(

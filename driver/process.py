@@ -151,6 +151,7 @@ class BotProcess:
         self._too_long: str | None = None
         self._too_long_start = b""  # the first bytes of the over-long line
         self._stdin_broken = False
+        self.awaiting = 0  # requests sent whose answer has not been taken yet
         self.stdout_eof = False
         self.stderr_eof = False
         self.exited = False
@@ -192,6 +193,23 @@ class BotProcess:
             except ValueError:
                 return f"killed by signal {-code}"
         return f"exited with status {code}"
+
+    @property
+    def reusable(self) -> bool:
+        """Whether this bot can start another game as it is: alive, both pipes
+        open, no answer still owed (a bot that timed out may answer late, into
+        the next game) and no unread output."""
+        return (
+            not self.exited
+            and not self.stdout_eof
+            and not self._stdin_broken
+            and self._too_long is None
+            and self.awaiting <= 0
+            and not self._buf.strip()
+            and not self._out
+            and self.stdin_fd is not None
+            and self.returncode() is None
+        )
 
     def kept_stderr(self) -> bytes:
         """The kept tail of standard error, with a note of what was dropped before it."""
@@ -288,12 +306,14 @@ class BotProcess:
             line = bytes(buf[:nl])
             del buf[: nl + 1]
             if len(line) > self.line_limit:
+                self.awaiting -= 1
                 return Reply(
                     ReplyKind.TOO_LONG,
                     line[:_KEEP_OF_LONG_LINE],
                     f"answer line longer than {self.line_limit} bytes",
                 )
             if line.strip():
+                self.awaiting -= 1
                 return Reply(ReplyKind.LINE, line)
         if self._too_long is not None:
             return Reply(ReplyKind.TOO_LONG, self._too_long_start, self._too_long)
@@ -321,8 +341,10 @@ class BotGroup:
                 (bot.stderr_fd, bot._read_stderr),
                 (bot.pidfd, lambda b=bot: self._on_exit(b)),
             ):
-                if fd is not None:
+                if fd is not None and not (fd == bot.stdout_fd and bot.stdout_eof):
                     self.selector.register(fd, selectors.EVENT_READ, (bot, handler))
+            if bot._out and bot.stdin_fd is not None:  # left unsent by a detached group
+                self.selector.register(bot.stdin_fd, selectors.EVENT_WRITE, (bot, bot._write))
 
     @classmethod
     def spawn(cls, commands: Sequence[tuple[Sequence[str], str]], **options: int) -> BotGroup:
@@ -364,9 +386,12 @@ class BotGroup:
                 self.selector.unregister(key.fd)
                 bot.stderr_fd = None
 
-    def send(self, seat: int, line: bytes) -> None:
-        """Queue one line (newline added) for a bot and write what the pipe takes now."""
+    def send(self, seat: int, line: bytes, request: bool = True) -> None:
+        """Queue one line (newline added) for a bot and write what the pipe
+        takes now. `request`: the line asks for an answer (not a final state)."""
         bot = self.bots[seat]
+        if request:
+            bot.awaiting += 1
         if bot.stdin_fd is None or bot._stdin_broken:
             return
         had_pending = bool(bot._out)
@@ -401,6 +426,28 @@ class BotGroup:
             self._poll(remaining)
 
     # -- shutdown ----------------------------------------------------------
+
+    def detach(self, flush: float = 0.1) -> list[BotProcess]:
+        """Stop serving the bots without ending them, so that another group
+        can take them over for another game (bots that play game after game).
+
+        Output queued for them is flushed for up to `flush` seconds (the rest
+        stays queued for the next group), and what they have already written
+        is read, so that `BotProcess.reusable` tells the truth. The caller
+        owns the bots from now on and must close them in the end.
+        """
+        if self._closed:
+            return self.bots
+        self._closed = True
+        deadline = time.monotonic() + flush
+        while any(b._out and b.stdin_fd is not None and not b._stdin_broken for b in self.bots):
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                break
+            self._poll(remaining)
+        self._poll(0)
+        self.selector.close()
+        return self.bots
 
     def close(self, exit_grace: float = 0.5, term_grace: float = 0.5) -> None:
         """End every bot and everything it started, and reap them all.

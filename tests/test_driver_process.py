@@ -76,3 +76,32 @@ def test_prompt_bots_are_closed_without_waiting_for_grace() -> None:
     group.close(exit_grace=5, term_grace=5)
     assert time.monotonic() - started < 1
     assert [b.popen.returncode for b in group.bots] == [0, 0]
+
+
+def test_detached_bots_play_on_and_tell_whether_they_are_reusable() -> None:
+    """play_game(group=...) on running bots: the same processes play two
+    games; a bot that timed out owes an answer and is not reusable."""
+    from pathlib import Path
+
+    from driver.botspec import BotSpec
+    from driver.game import GameOptions, play_game
+
+    bots = Path(__file__).parent / "bots"
+    specs = [BotSpec((sys.executable, "-S", str(bots / "simple.py")), "simple") for _ in range(2)]
+    procs = BotGroup.spawn([(s.argv, s.name) for s in specs]).detach()
+    pids = [p.pid for p in procs]
+    try:
+        for _ in range(2):
+            result = play_game(specs, GameOptions(max_days=2, timeout=5), group=BotGroup(procs))
+            assert result.fault is None and result.moves >= 4
+            assert all(p.reusable for p in procs)
+        assert [p.pid for p in procs] == pids
+        slow = BotSpec((sys.executable, "-S", str(bots / "simple.py"), "defender", "0.3"), "slow")
+        slow_procs = BotGroup.spawn([(s.argv, s.name) for s in (specs[0], slow)]).detach()
+        procs += slow_procs
+        result = play_game([specs[0], slow], GameOptions(max_days=2, timeout=0.1), group=BotGroup(slow_procs))
+        assert result.fault is not None and result.fault[0] == 1
+        assert slow_procs[0].reusable and not slow_procs[1].reusable
+    finally:
+        BotGroup(procs).close(exit_grace=1, term_grace=0.2)
+    assert all(p.popen.returncode is not None for p in procs)
