@@ -23,10 +23,10 @@ class BotEntry(NamedTuple):
 
 BOTS: tuple[BotEntry, ...] = (
     BotEntry("random", "bots.random_bot", "uniformly random legal move (like the original's play_random)"),
-    BotEntry("expert", "bots.expert", "hand-written strategy: points, safe attacks, denial investing"),
-    BotEntry("evolved", "bots.evolved", "parametrised strategy with weights tuned by evolution"),
-    BotEntry("mcts", "bots.mcts", "Monte Carlo tree search over the rules engine"),
-    BotEntry("alphabeta", "bots.alphabeta", "alpha-beta search with a heuristic evaluation"),
+    BotEntry("expert", "bots.expert", "hand-written rules: the race to 7 points, safe attacks, denial investing"),
+    BotEntry("evolved", "bots.evolved", "preference weights per decision, tuned by a genetic algorithm"),
+    BotEntry("mcts", "bots.mcts", "simultaneous-move Monte Carlo tree search over the rules engine"),
+    BotEntry("alphabeta", "bots.alphabeta", "paranoid alpha-beta search with a tuned evaluation"),
     BotEntry("decent-repro", "bots.decent_repro", "a reproduction of the original's play_decent"),
 )
 
