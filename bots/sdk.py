@@ -116,7 +116,7 @@ class Session:
         if move not in legal:
             # A bug in the bot, not in the message: stop with a clear account
             # rather than send a move the driver would fault anyway.
-            raise ValueError(f"decide() returned {move!r}, not one of the legal moves {legal}")
+            raise ValueError(f"decide() returned {move!r}, not one of the legal moves {list(legal)}")
         return orjson.dumps([move_to_wire(game, move)]) + b"\n"
 
     def _finish(self, state: dict, me: int | None) -> None:
