@@ -970,6 +970,11 @@ static PyObject *Game_legal_moves(GameObject *g, PyObject *arg)
     if (check_player(g, arg, &p) < 0)
         return NULL;
     const State *s = &g->s;
+    /* Investments are a range object, not a list: Magic Bean Stock compounds
+       coins without limit, and a list of every amount would not fit. */
+    if (s->phase == INVESTING && (pending_mask(s) & (1u << p)))
+        return PyObject_CallFunction((PyObject *)&PyRange_Type, "iL", 0,
+                                     (long long)s->pl[p].coins + 1);
     PyObject *l = PyList_New(0);
     if (!l || !(pending_mask(s) & (1u << p)))
         return l;
@@ -985,10 +990,6 @@ static PyObject *Game_legal_moves(GameObject *g, PyObject *arg)
         Py_DECREF(v);                                    \
     } while (0)
     switch (s->phase) {
-    case INVESTING:
-        for (int64_t i = 0; i <= pl->coins; i++)
-            ADD(i);
-        break;
     case ATTACKING:
         ADD(0);
         for (int i = 0; i < pl->n; i++)

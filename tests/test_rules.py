@@ -89,7 +89,16 @@ def test_new_game_is_day_one_after_income() -> None:
     for p in range(3):
         assert (g.coins(p), g.buys(p), g.cards(p)) == (3, 1, ((STIPEND, 0),))
     assert g.shop() == {c: PER_PLAYER[c] * 3 for c in BASE}
-    assert g.legal_moves(0) == [0, 1, 2, 3]
+    assert list(g.legal_moves(0)) == [0, 1, 2, 3]
+
+
+def test_investments_are_a_range_that_scales_to_compounded_coins() -> None:
+    # Magic Bean Stock compounds coins without limit: the legal investments
+    # must not be materialised as a list.
+    g = make([(10**15, 1, []), (2, 1, [])], {"name": "investing"})
+    moves = g.legal_moves(0)
+    assert len(moves) == 10**15 + 1 and moves[0] == 0 and moves[-1] == 10**15
+    assert list(g.legal_moves(1)) == [0, 1, 2]
 
 
 def test_max_days_zero_ends_at_once_without_income() -> None:
