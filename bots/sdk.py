@@ -116,7 +116,9 @@ class Session:
         if move not in legal:
             # A bug in the bot, not in the message: stop with a clear account
             # rather than send a move the driver would fault anyway.
-            raise ValueError(f"decide() returned {move!r}, not one of the legal moves {list(legal)}")
+            # An investing range can be astronomically long: never materialise it.
+            shown = f"0..{legal[-1]}" if isinstance(legal, range) else legal
+            raise ValueError(f"decide() returned {move!r}, not one of the legal moves {shown}")
         return orjson.dumps([move_to_wire(game, move)]) + b"\n"
 
     def _finish(self, state: dict, me: int | None) -> None:
