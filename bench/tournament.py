@@ -9,6 +9,7 @@ Prints, on this machine:
    original `tournament` plays these at 3.2 games/s here (issue figure,
    it cannot run on this machine: no Racket);
 2. a round robin of `random` bots at 1 and 2 workers, and the ratio;
+   both with and without --reuse;
 3. the time per game of the referee alone (`driver.game.play_game` in a
    loop), of `driver run` as a command, and of the tournament at one
    worker, i.e. what the harness adds per game.
@@ -30,14 +31,16 @@ PASSIVE = str(ROOT / "tests" / "bots_tournament" / "passive.py")
 ORIGINAL_GAMES_PER_S = 3.2
 
 
-def _tournament(bots: list[str], games: int, concurrency: int, max_days: int = 100) -> tuple[int, float]:
+def _tournament(
+    bots: list[str], games: int, concurrency: int, reuse: bool = False, max_days: int = 100
+) -> tuple[int, float]:
     from tournaments import PlayOptions, round_robin
 
     with tempfile.TemporaryDirectory() as tmp:
         start = time.perf_counter()
         res = round_robin(
             bots, games=games, db=Path(tmp) / "bench.sqlite", concurrency=concurrency,
-            options=PlayOptions(max_days=max_days), bootstrap=0,
+            options=PlayOptions(max_days=max_days), bootstrap=0, reuse=reuse,
         )
         return res.played_now, time.perf_counter() - start
 
@@ -48,21 +51,26 @@ def _tournament(bots: list[str], games: int, concurrency: int, max_days: int = 1
 def main(games: int) -> None:
     cores = len(os.sched_getaffinity(0))
     print(f"machine: {cores} cores, load average {os.getloadavg()[0]:.2f}")
+    modes = [False, True]
 
-    n, secs = _tournament([PASSIVE, PASSIVE], 10, cores)
-    rate = n / secs
-    print(f"\n1. comparable pairing: {n} games passive vs passive, 100 days, {cores} workers")
-    print(f"   ours {rate:.2f} games/s ({secs:.2f} s); original tournament 3.2 games/s (issue figure)")
-    print(f"   speed-up {rate / ORIGINAL_GAMES_PER_S:.1f}x")
+    print(f"\n1. comparable pairing: 20 games passive vs passive, 100 days, {cores} workers;"
+          f" original tournament {ORIGINAL_GAMES_PER_S} games/s (issue figure)")
+    for reuse in modes:
+        n, secs = _tournament([PASSIVE, PASSIVE], 10, cores, reuse)
+        rate = n / secs
+        print(f"   {'--reuse' if reuse else 'fresh  '}: {rate:6.2f} games/s ({secs:.2f} s),"
+              f" {rate / ORIGINAL_GAMES_PER_S:.1f}x the original")
 
     bots = ["random", "random", "random"]
     print(f"\n2. round robin of 3 random bots, {games} games per pairing and seating")
-    rates = {}
-    for k in (1, 2):
-        n, secs = _tournament(bots, games, k)
-        rates[k] = n / secs
-        print(f"   {k} worker{'s' if k > 1 else ' '}: {n} games in {secs:.2f} s = {rates[k]:.2f} games/s")
-    print(f"   scaling 2 workers / 1 worker = {rates[2] / rates[1]:.2f}")
+    for reuse in modes:
+        rates = {}
+        for k in (1, 2):
+            n, secs = _tournament(bots, games, k, reuse)
+            rates[k] = n / secs
+            print(f"   {'--reuse' if reuse else 'fresh  '} {k} worker{'s' if k > 1 else ' '}:"
+                  f" {n} games in {secs:.2f} s = {rates[k]:.2f} games/s")
+        print(f"   {'--reuse' if reuse else 'fresh  '} scaling 2 workers / 1 worker = {rates[2] / rates[1]:.2f}")
 
     from driver.botspec import parse_bot
     from driver.game import GameOptions, play_game

@@ -10,7 +10,6 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
 
 from tournaments import PlayOptions, elimination, gauntlet, round_robin, sprt
 

@@ -7,10 +7,7 @@ import sqlite3
 import zlib
 from pathlib import Path
 
-import pytest
-
-from tournaments import PlayOptions, TournamentError, round_robin
-from tournaments.workers import reuse_supported
+from tournaments import PlayOptions, round_robin
 
 BOTS = Path(__file__).parent / "bots_tournament"
 PASSIVE, CRASH, HANG = (str(BOTS / f) for f in ("passive.py", "crash.py", "hang.py"))
@@ -21,7 +18,6 @@ def _passive_pids(db: Path) -> list[int]:
     return [int(m) for b in blobs for m in re.findall(rb"passive bot (\d+) started", b)]
 
 
-@pytest.mark.skipif(not reuse_supported(), reason="the referee cannot play on running bots yet")
 def test_reuse_keeps_bots_alive_and_replaces_faulty_ones(tmp_path: Path) -> None:
     db = tmp_path / "r.sqlite"
     res = round_robin(
@@ -44,10 +40,3 @@ def test_without_reuse_every_game_starts_its_bots(tmp_path: Path) -> None:
     db = tmp_path / "r.sqlite"
     round_robin([PASSIVE, PASSIVE], games=2, db=db, concurrency=1, options=PlayOptions(max_days=2))
     assert len(set(_passive_pids(db))) == 8
-
-
-@pytest.mark.skipif(reuse_supported(), reason="the referee supports --reuse")
-def test_reuse_without_referee_support_is_a_clear_error(tmp_path: Path) -> None:
-    with pytest.raises(TournamentError, match="--reuse needs"):
-        round_robin([PASSIVE, PASSIVE], db=tmp_path / "r.sqlite", reuse=True)
-    assert not (tmp_path / "r.sqlite").exists()

@@ -15,7 +15,7 @@ from tournaments.api import elimination, gauntlet, round_robin, session, sprt
 from tournaments.errors import TournamentError
 from tournaments.ladder import Ladder
 from tournaments.report import report
-from tournaments.round_robin import TournamentResult
+from tournaments.result import TournamentResult
 from tournaments.standings import Standings
 from tournaments.store import Store
 from tournaments.workers import PlayOptions

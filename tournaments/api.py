@@ -23,22 +23,13 @@ from tournaments import round_robin as _round_robin
 from tournaments import sprt as _sprt
 from tournaments.backends import make_backend
 from tournaments.entrants import parse_entrants
-from tournaments.round_robin import TournamentResult
+from tournaments.result import TournamentResult
 from tournaments.runner import Context
 from tournaments.schedule import Seatings, check_field
 from tournaments.store import Store
-from tournaments.errors import TournamentError
-from tournaments.workers import PlayOptions, reuse_supported
+from tournaments.workers import PlayOptions
 
 DEFAULT_DB = Path("tournament.sqlite")
-
-
-def _check_reuse(reuse: bool) -> None:
-    if reuse and not reuse_supported():
-        raise TournamentError(
-            "--reuse needs a referee that can play on running bots"
-            " (driver.game.play_game(..., group=...) and BotGroup.detach()); this driver has neither"
-        )
 
 
 @contextmanager
@@ -53,7 +44,6 @@ def playing(
 ) -> Iterator[Context]:
     """A backend to play games into an open store (closed on exit).
     `reuse` keeps each bot's process alive across its games in a worker."""
-    _check_reuse(reuse)
     be = make_backend(backend, concurrency)
     try:
         yield Context(store, be, options or PlayOptions(), progress, reuse)
@@ -64,7 +54,6 @@ def playing(
 @contextmanager
 def session(db: str | Path | None = None, **playing_args: object) -> Iterator[Context]:
     """An open database (default tournament.sqlite) and backend for several calls."""
-    _check_reuse(bool(playing_args.get("reuse")))
     store = Store.open(DEFAULT_DB if db is None else db)
     try:
         with playing(store, **playing_args) as ctx:  # type: ignore[arg-type]

@@ -23,7 +23,7 @@ from tournaments import api
 from tournaments.backends import default_concurrency
 from tournaments.errors import TournamentError
 from tournaments.ladder import Ladder, default_db, pool_json
-from tournaments.round_robin import TournamentResult
+from tournaments.result import TournamentResult
 from tournaments.standings import render_text
 from tournaments.store import Store
 from tournaments.workers import PlayOptions

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from tournaments import schedule
 from tournaments.bracket import Bracket, table_winner
 from tournaments.entrants import Entrant
-from tournaments.round_robin import TournamentResult
+from tournaments.result import TournamentResult
 from tournaments.runner import Context, run
 from tournaments.schedule import Seatings
 from tournaments.standings import compute

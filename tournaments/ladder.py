@@ -25,7 +25,7 @@ from openskill.models import PlackettLuce
 from tournaments.entrants import Entrant, from_stored, parse_entrants
 from tournaments.errors import TournamentError
 from tournaments.outcomes import Result, win_shares
-from tournaments.round_robin import TournamentResult
+from tournaments.result import TournamentResult
 from tournaments.api import playing
 from tournaments.runner import run
 from tournaments.schedule import GameSpec, Seatings, gauntlet

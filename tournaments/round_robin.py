@@ -3,37 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
 
 from tournaments import schedule
 from tournaments.entrants import Entrant
+from tournaments.result import TournamentResult
 from tournaments.runner import Context, run
 from tournaments.schedule import Seatings
-from tournaments.standings import Standings, compute
-
-
-@dataclass
-class TournamentResult:
-    """What every format returns: where it is stored and how it stands."""
-
-    kind: str
-    db: str
-    tournament_id: int
-    entrants: list[Entrant]
-    standings: Standings
-    played_now: int
-    details: dict[str, Any] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "db": self.db,
-            "tournament_id": self.tournament_id,
-            "played_now": self.played_now,
-            **self.details,
-            **self.standings.to_json(),
-        }
+from tournaments.standings import compute
 
 
 def round_robin(

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 from tournaments.entrants import Entrant
 from tournaments.outcomes import pair_score
-from tournaments.round_robin import TournamentResult
+from tournaments.result import TournamentResult
 from tournaments.runner import Context, run
 from tournaments.schedule import GameSpec, game_key
 from tournaments.standings import compute

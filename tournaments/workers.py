@@ -7,7 +7,6 @@ the bots' standard error already compressed.
 
 from __future__ import annotations
 
-import inspect
 import multiprocessing.util
 import time
 from collections.abc import Sequence
@@ -42,14 +41,6 @@ class Job:
     reuse: bool = False
 
 
-def reuse_supported() -> bool:
-    """Whether the referee can play a game on running bots (play_game(group=...))."""
-    from driver.game import play_game
-    from driver.process import BotGroup
-
-    return "group" in inspect.signature(play_game).parameters and hasattr(BotGroup, "detach")
-
-
 def play(job: Job) -> GameRecord:
     """Play one game with real bot processes; the referee handles every fault."""
     from driver.game import GameOptions, play_game
@@ -81,10 +72,10 @@ class _KeptBots:
     """The bot processes this worker keeps alive across games (--reuse).
 
     Bots loop until their input ends, so after a game's final state a bot
-    simply waits for the next game's first state. A bot is replaced when it
-    has exited, and retired at once when it faulted (it may still be
-    thinking, and a late answer must not leak into its next game). The
-    kept bots end with the worker: their input closes and they exit.
+    simply waits for the next game's first state. A bot is replaced when
+    the referee says it is not reusable (exited, owes an answer, left
+    unread output) and ended at once when it faulted. The kept bots end
+    with the worker.
     """
 
     def __init__(self) -> None:
@@ -97,29 +88,28 @@ class _KeptBots:
 
         if self.finalizer is None:
             self.finalizer = multiprocessing.util.Finalize(self, self.close_all, exitpriority=10)
+        keys = [(s.name, tuple(s.argv)) for s in specs]
         procs = []
-        for spec in specs:
-            key = (spec.name, tuple(spec.argv))
+        for key, spec in zip(keys, specs):
             proc = self.procs.get(key)
-            if proc is None or proc.returncode() is not None:
-                if proc is not None:
-                    self.retire(key)
+            if proc is None or not proc.reusable:
+                self.retire(key)
                 proc = BotProcess(spec.argv, spec.name, line_limit=options.line_limit,
                                   stderr_limit=options.stderr_limit)
                 self.procs[key] = proc
             procs.append(proc)
-        keys = [(s.name, tuple(s.argv)) for s in specs]
         try:
             res = play_game(list(specs), options, group=BotGroup(procs))
         except BaseException:
             for key in keys:
                 self.retire(key)
             raise
-        if res.fault is not None:
-            self.retire(keys[res.fault[0]])
-        for proc in procs:
-            proc.stderr.clear()  # each game reports its own standard error
-            proc.stderr_dropped = 0
+        for seat, (key, proc) in enumerate(zip(keys, procs)):
+            if (res.fault is not None and res.fault[0] == seat) or not proc.reusable:
+                self.retire(key)
+            else:
+                proc.stderr.clear()  # each game reports its own standard error
+                proc.stderr_dropped = 0
         return res
 
     def retire(self, key: tuple[str, tuple[str, ...]]) -> None:
