@@ -60,11 +60,15 @@ quietly() {
     fi
 }
 
-# 1. Build tools, reinstalled only when the project's requirements change.
-stamp=$(cat "$ROOT/pyproject.toml" "$ROOT/setup.py" | sha256sum | cut -d' ' -f1)
+# 1. Build tools, reinstalled only when the requirements or this recipe change.
+stamp=$(cat "$ROOT/pyproject.toml" "$ROOT/setup.py" "$ROOT/compile.sh" | sha256sum | cut -d' ' -f1)
 if [[ ! -x $PY || $(cat "$VENV/.economancy-stamp" 2>/dev/null) != "$stamp" ]]; then
     echo "compile.sh: preparing the build environment in ${VENV#"$ROOT"/}" >&2
     quietly "$PYTHON" -m venv "$VENV"
+    # The build requirements too: step 1 runs setup.py in this venv directly.
+    mapfile -t build_requires < <("$PY" -c 'import sys, tomllib
+print("\n".join(tomllib.load(open(sys.argv[1], "rb"))["build-system"]["requires"]))' "$ROOT/pyproject.toml")
+    quietly "$PY" -m pip install --disable-pip-version-check "${build_requires[@]}"
     quietly "$PY" -m pip install --disable-pip-version-check -e "$ROOT[compile]"
     echo "$stamp" >"$VENV/.economancy-stamp"
 fi
