@@ -71,14 +71,16 @@ class Node:
         self.children: dict[tuple[int, ...], Node] = {}
 
 
-def outcome(game: Game) -> list[float]:
+def outcome(game: Game, weights: Weights) -> list[float]:
     """Each player's result at a finished game: 1 to the winner, 0 to the
-    others; a draw (or a fault) shares the point."""
-    n = game.n_players
+    others. A draw (the `max_days` horizon) is graded by the evaluation of
+    the final state: between evenly matched bots most playouts end in a
+    draw, and a flat value there would leave the search without a signal."""
     winner = game.winner
     if winner is None:
-        return [1.0 / n] * n
-    return [1.0 if p == winner else 0.0 for p in range(n)]
+        # Between a loss (0) and a win (1), never as good as either extreme.
+        return [0.25 + 0.5 * v for v in evaluate_all(game, weights)]
+    return [1.0 if p == winner else 0.0 for p in range(game.n_players)]
 
 
 class Searcher:
@@ -143,7 +145,7 @@ class Searcher:
             for player, move in zip(node.players, joint):
                 game.play(player, move)
             if game.is_over:
-                values = outcome(game)
+                values = outcome(game, self.weights)
                 break
             child = node.children.get(joint)
             if child is None:
@@ -158,7 +160,7 @@ class Searcher:
         if self.config.leaf == "eval":
             return evaluate_all(game, self.weights)
         game.playout(self.rng.getrandbits(62), HEURISTIC_PLAYOUT)
-        return outcome(game)
+        return outcome(game, self.weights)
 
     # -- selection rules -------------------------------------------------
 

@@ -1,0 +1,155 @@
+"""Search bots: speed as a bot sees the engine, and in-process strength.
+
+    python bench/search.py speed [--seconds 2] [--base]
+    python bench/search.py match BOT OPPONENT [-n GAMES] [-p PLAYERS] [--base] [-j JOBS]
+
+`speed`: MCTS iterations per second and alpha-beta nodes per second, from
+the start position and a mid-game one, on one core.
+
+`match`: BOT against OPPONENT (2 players: seats swapped; 3-4 players: BOT
+against copies of OPPONENT, BOT's seat rotated) in in-process games, no
+processes or JSON, so many games fit in little CPU; prints BOT's win rate
+with its 95% Wilson interval. Bots: random, expert, decent, mcts:SECONDS,
+mcts-rm:SECONDS, mcts-eval:SECONDS, alphabeta:SECONDS.
+
+The mid-game position is reached by a fixed-seed playout of the engine's
+heuristic policy stopped at day 7 (or the last decision before its end),
+so the figures are comparable between runs and machines.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+from concurrent.futures import ProcessPoolExecutor
+
+from bots import decent_repro, expert
+from bots.alphabeta import AlphaBetaPolicy
+from bots.inprocess import Policy, play_game
+from bots.mcts import MctsPolicy
+from bots.random_bot import random_policy
+from bots.search.alphabeta import AlphaBeta
+from bots.search.evaluation import load_weights
+from bots.search.mcts import MctsConfig, Searcher
+from protocol.engine import Game
+from tournaments.stats.crosstable import wilson
+
+MID_GAME_DAYS = 6
+
+
+def mid_game(base: bool, n_players: int = 2) -> Game:
+    """A reproducible position in the middle of a game, at a decision of
+    player 0: fixed-seed random play from the cheaper half of the legal
+    moves, until MID_GAME_DAYS days are complete."""
+    rng = random.Random(7)
+    game = Game(n_players, base=base)
+    while game.days_played < MID_GAME_DAYS:
+        trial = game.copy()
+        for player in trial.pending():
+            moves = trial.legal_moves(player)
+            trial.play(player, rng.choice(moves[: len(moves) // 2 + 1]))
+        if not trial.is_over:
+            game = trial
+    while 0 not in game.pending():
+        player = game.pending()[0]
+        game.play(player, game.legal_moves(player)[0])
+    return game
+
+
+def bench_mcts(game: Game, seconds: float, leaf: str) -> float:
+    searcher = Searcher(load_weights(), MctsConfig(leaf=leaf), seed=1)
+    start = time.perf_counter()
+    searcher.choose(game, 0, seconds=seconds)
+    return searcher.iterations / (time.perf_counter() - start)
+
+
+def bench_alphabeta(game: Game, seconds: float) -> tuple[float, int]:
+    searcher = AlphaBeta(load_weights())
+    start = time.perf_counter()
+    result = searcher.search(game, 0, seconds=seconds)
+    return result.nodes / (time.perf_counter() - start), result.depth
+
+
+def speed(seconds: float, base: bool) -> None:
+    positions = {"start": Game(2, base=base), "mid-game": mid_game(base)}
+    print(f"set: {'base' if base else 'simple'}, 2 players, {seconds} s per measurement, one process")
+    for name, game in positions.items():
+        print(f"{name}: day {game.day}, days played {game.days_played}, phase {game.phase}")
+        print(f"  mcts (playout leaves): {bench_mcts(game, seconds, 'playout'):10.0f} iterations/s")
+        print(f"  mcts (eval leaves):    {bench_mcts(game, seconds, 'eval'):10.0f} iterations/s")
+        rate, depth = bench_alphabeta(game, seconds)
+        print(f"  alpha-beta:            {rate:10.0f} nodes/s (depth {depth} completed)")
+
+
+def make_policy(spec: str, seed: int) -> Policy:
+    """A fresh policy from a spec such as `expert` or `mcts:0.1`."""
+    name, _, budget = spec.partition(":")
+    seconds = float(budget) if budget else 0.5
+    if name == "random":
+        return random_policy(random.Random(seed))
+    if name == "expert":
+        return expert.decide
+    if name == "decent":
+        return decent_repro.decide_with(random.Random(seed))
+    if name == "mcts":
+        return MctsPolicy(seconds=seconds, seed=seed)
+    if name == "mcts-rm":
+        return MctsPolicy(seconds=seconds, seed=seed, config=MctsConfig(selection="rm"))
+    if name == "mcts-eval":
+        return MctsPolicy(seconds=seconds, seed=seed, config=MctsConfig(leaf="eval"))
+    if name == "alphabeta":
+        return AlphaBetaPolicy(seconds=seconds)
+    raise SystemExit(f"unknown bot {spec!r}")
+
+
+def _one_game(job: tuple[str, str, int, int, bool, int]) -> float:
+    """BOT's score (1 win, 0 loss; a draw counts 1/players) in one game."""
+    bot, opponent, players, seat, base, seed = job
+    policies = [make_policy(opponent, seed * 10 + k) for k in range(players)]
+    policies[seat] = make_policy(bot, seed)
+    game = play_game(policies, base=base)
+    if game.fault is not None:
+        raise RuntimeError(f"game {seed}: fault {game.fault}")
+    if game.winner is None:
+        return 1.0 / players
+    return 1.0 if game.winner == seat else 0.0
+
+
+def match(bot: str, opponent: str, games: int, players: int, base: bool, jobs: int) -> None:
+    work = [(bot, opponent, players, g % players, base, g) for g in range(games)]
+    start = time.perf_counter()
+    with ProcessPoolExecutor(jobs) as pool:
+        scores = list(pool.map(_one_game, work))
+    wins = sum(1 for s in scores if s == 1.0)
+    draws = sum(1 for s in scores if 0 < s < 1)
+    low, high = wilson(wins, len(scores))
+    print(
+        f"{bot} vs {opponent} ({players} players, {'base' if base else 'simple'}, in-process): "
+        f"{wins}/{len(scores)} wins, {draws} draws; win rate {wins / len(scores):.3f} "
+        f"[95% {low:.3f}, {high:.3f}]; {time.perf_counter() - start:.0f} s wall, {jobs} jobs"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    speed_cmd = commands.add_parser("speed", help="iterations and nodes per second")
+    speed_cmd.add_argument("--seconds", type=float, default=2.0, help="search time per measurement")
+    speed_cmd.add_argument("--base", action="store_true", help="base set instead of simple")
+    match_cmd = commands.add_parser("match", help="in-process win rate of BOT against OPPONENT")
+    match_cmd.add_argument("bot")
+    match_cmd.add_argument("opponent")
+    match_cmd.add_argument("-n", "--games", type=int, default=20)
+    match_cmd.add_argument("-p", "--players", type=int, default=2, choices=(2, 3, 4))
+    match_cmd.add_argument("--base", action="store_true")
+    match_cmd.add_argument("-j", "--jobs", type=int, default=1)
+    options = parser.parse_args()
+    if options.command == "speed":
+        speed(options.seconds, options.base)
+    else:
+        match(options.bot, options.opponent, options.games, options.players, options.base, options.jobs)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,136 @@
+"""The alpha-beta bot takes forced wins within its depth.
+
+Each position has a win that can be forced in 1, 2 or 3 of our moves
+whatever the opponent does, and tempting moves that do not force it. The
+check explores every opponent answer (all legal moves, not the reduced
+set) and requires a win within that many of our moves in every line.
+"""
+
+from __future__ import annotations
+
+from itertools import product
+
+import pytest
+
+from bots.alphabeta import AlphaBetaPolicy
+from protocol.engine import ATTACKING, DEFENDING, Game
+
+SIMPLE_SHOP = {
+    "Board of Monopoly": 4, "Incantation": 6, "Worker": 4, "Magic Bean Stock": 2,
+    "Bubble": 2, "Ghost": 4, "Senior Worker": 4, "Gold Fish": 2,
+}
+BASE_SHOP = {**SIMPLE_SHOP, "Wall of Wealth": 4, "Apprentice": 2, "Thug": 2, "Shield of Greed": 2, "Golem": 2}
+
+
+def _cards(*names: str) -> list[dict]:
+    return [{"name": name, "uses": 0} for name in ("Sorcerer's Stipend", *names)]
+
+
+def _state(phase: dict, players: list[tuple[int, int, list[dict]]], base: bool = False) -> Game:
+    return Game.from_wire({
+        "day": 2,
+        "phase": phase,
+        "shop": dict(BASE_SHOP if base else SIMPLE_SHOP),
+        "players": [{"coins": c, "buys": b, "cards": cards} for c, b, cards in players],
+    })
+
+
+def wins_within(game: Game, decide, me: int, moves_left: int) -> bool:
+    """Whether `decide` wins within `moves_left` of its moves against every
+    answer of the opponents."""
+    if game.is_over:
+        return game.winner == me
+    pending = game.pending()
+    if me in pending and moves_left == 0:
+        return False
+    mine = decide(game, me) if me in pending else None
+    others = [p for p in pending if p != me]
+    if game.phase in (ATTACKING, DEFENDING) and mine is None:
+        others = pending[:1]  # one defender at a time
+    for answers in product(*(game.legal_moves(p) for p in others)):
+        child = game.copy()
+        moves = dict(zip(others, answers))
+        if mine is not None:
+            moves[me] = mine
+        for player in sorted(moves):
+            child.play(player, moves[player])
+        if not wins_within(child, decide, me, moves_left - (mine is not None)):
+            return False
+    return True
+
+
+def win_in_one() -> Game:
+    """Buying: 6 points and 2 coins; Board of Monopoly makes 7. The
+    opponent, broke, cannot contest it."""
+    return _state({"name": "buy"}, [
+        (2, 1, _cards("Incantation", "Incantation")),
+        (0, 1, _cards("Worker")),
+    ])
+
+
+def win_in_two() -> Game:
+    """Attacking with a Ghost and a Worker against a lone Wall of Wealth
+    (defends twice): the Ghost first makes the Wall faint and the Worker's
+    attack then finds no defender (elimination); the Worker first leaves
+    the Wall standing and the opponent alive."""
+    return _state({"name": "attacking", "attacker": 0, "attacker_card": False}, [
+        (0, 0, _cards("Worker", "Ghost")),
+        (0, 0, _cards("Wall of Wealth")),
+    ], base=True)
+
+
+def win_in_three() -> Game:
+    """Buying with 10 coins, 3 buys and no points: only Incantation,
+    Incantation and Board of Monopoly (in some order) reach 7 in time."""
+    return _state({"name": "buy"}, [
+        (10, 3, _cards("Worker")),
+        (0, 0, _cards("Worker")),
+    ])
+
+
+def fake_win_in_three() -> Game:
+    """As win_in_three but with 9 coins: no win within 3 buys exists, so
+    the checker must say so (it is not vacuous)."""
+    return _state({"name": "buy"}, [
+        (9, 3, _cards("Worker")),
+        (0, 0, _cards("Worker")),
+    ])
+
+
+@pytest.mark.parametrize("position, moves", [(win_in_one, 1), (win_in_two, 2), (win_in_three, 3)])
+def test_alphabeta_takes_forced_wins(position, moves) -> None:
+    bot = AlphaBetaPolicy(seconds=5.0)
+    assert wins_within(position(), bot, 0, moves)
+
+
+def test_checker_can_fail() -> None:
+    """A bot that passes or stops attacking does not win these positions,
+    and nobody wins the impossible one."""
+    def passive(game: Game, me: int) -> int:
+        return game.legal_moves(me)[0]
+
+    assert not wins_within(win_in_one(), passive, 0, 1)
+    assert not wins_within(win_in_two(), passive, 0, 2)
+    assert not wins_within(fake_win_in_three(), AlphaBetaPolicy(seconds=1.0), 0, 3)
+
+
+def test_wrong_order_does_not_win_in_two() -> None:
+    """The Worker-first line of win_in_two really fails (so taking the win
+    means choosing the Ghost)."""
+    def worker_first(game: Game, me: int) -> int:
+        legal = game.legal_moves(me)
+        return 1 if 1 in legal else legal[-1]
+
+    assert not wins_within(win_in_two(), worker_first, 0, 2)
+
+
+def test_proven_win_ends_the_search_early() -> None:
+    result = AlphaBetaPolicy(seconds=30.0).searcher.search(win_in_two(), 0, seconds=30.0)
+    assert result.value > 900 and result.depth <= 3
+
+
+def test_bad_options_are_refused() -> None:
+    with pytest.raises(ValueError, match="--time"):
+        AlphaBetaPolicy(seconds=0)
+    with pytest.raises(ValueError, match="--depth"):
+        AlphaBetaPolicy(depth=0)

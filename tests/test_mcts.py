@@ -1,0 +1,98 @@
+"""The MCTS bot: reproducible with a seed, reuses its tree, finds an
+obvious win, and both search bots answer within their time budget while
+both cores are busy."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+import orjson
+
+from bots.mcts import MctsPolicy
+from bots.search.mcts import MctsConfig, Searcher
+from bots.search.evaluation import load_weights
+from protocol.engine import Game
+from test_alphabeta import win_in_one
+from test_search_moves import random_state
+
+
+def test_a_seed_gives_the_same_moves() -> None:
+    for selection in ("duct", "rm"):
+        for seed in range(6):
+            game = random_state(seed, 2 + seed % 3, seed % 2 == 1)
+            me = game.pending()[0]
+            config = MctsConfig(selection=selection)
+            first = MctsPolicy(iterations=150, seed=seed, config=config)(game, me)
+            again = MctsPolicy(iterations=150, seed=seed, config=config)(game, me)
+            assert first == again
+
+
+def test_different_seeds_can_differ() -> None:
+    """The seed really drives the search (else the test above is vacuous)."""
+    game = Game(2)
+    moves = {MctsPolicy(iterations=20, seed=seed, config=MctsConfig(selection="rm"))(game, 0) for seed in range(12)}
+    assert len(moves) > 1
+
+
+def test_the_subtree_of_the_move_played_is_reused() -> None:
+    searcher = Searcher(load_weights(), seed=3)
+    game = Game(2)
+    mine = searcher.choose(game, 0, iterations=400)
+    theirs = searcher.root.moves[1][max(range(len(searcher.root.moves[1])), key=searcher.root.counts[1].__getitem__)]
+    expected = searcher.root.children[(mine, theirs)]
+    game.play(0, mine)
+    game.play(1, theirs)
+    me = game.pending()[0]
+    searcher.choose(game, me, iterations=10)
+    assert searcher.root is expected and expected.visits > 10
+
+
+def test_a_new_game_drops_the_tree() -> None:
+    policy = MctsPolicy(iterations=50, seed=1)
+    policy(Game(2), 0)
+    policy.new_game(Game(2), 0)
+    assert policy.searcher.root is None
+
+
+def test_mcts_takes_a_win_in_one() -> None:
+    assert MctsPolicy(iterations=300, seed=0)(win_in_one(), 0) == 1  # Board of Monopoly
+
+
+def test_time_budget_is_kept_with_both_cores_busy() -> None:
+    budget = 0.3
+    busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+    bots = [
+        subprocess.Popen([sys.executable, "-m", f"bots.{name}", "--time", str(budget)],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        for name in ("mcts", "alphabeta")
+    ]
+    try:
+        first = orjson.dumps(Game(2).to_wire(0)) + b"\n"
+        later = orjson.dumps(random_state(11, 2, True).to_wire(random_state(11, 2, True).pending()[0])) + b"\n"
+        for bot in bots:  # start-up (imports) is not part of a move's budget
+            bot.stdin.write(first)
+            bot.stdin.flush()
+        for bot in bots:
+            assert orjson.loads(bot.stdout.readline())
+        for bot in bots:
+            start = time.perf_counter()
+            bot.stdin.write(later)
+            bot.stdin.flush()
+            reply = bot.stdout.readline()
+            elapsed = time.perf_counter() - start
+            assert len(orjson.loads(reply)) == 1
+            assert elapsed < budget + 0.5, f"answered in {elapsed:.2f} s with a {budget} s budget"
+    finally:
+        for process in busy + bots:
+            process.kill()
+            process.wait()
+
+
+def test_bad_budgets_are_refused() -> None:
+    result = subprocess.run([sys.executable, "-m", "bots.mcts", "--time", "-1"], capture_output=True, text=True)
+    assert result.returncode == 2 and "--time must be positive" in result.stderr
+    result = subprocess.run([sys.executable, "-m", "bots.mcts", "--time", "1", "--iterations", "5"],
+                            capture_output=True, text=True)
+    assert result.returncode == 2 and "not allowed with" in result.stderr
