@@ -5,32 +5,53 @@ The documented Python API (see docs/tournaments.md):
 - `round_robin`, `gauntlet`, `elimination`, `sprt`: play a tournament
   (resuming from the database) and return a `TournamentResult`;
 - `session`: an open database and backend, for the lower-level formats
-  in `tournaments.round_robin`, `tournaments.elimination`, ...;
+  in `tournaments.formats` (round robin and gauntlet, elimination, SPRT);
 - `Ladder`: the persistent pool (`add`, `remove`, `run`, `show`, `eval`);
 - `Store`: the SQLite results database; `report` renders it as HTML;
 - `PlayOptions`: the referee options; `TournamentError`: bad input.
+
+Names are imported on first use, so worker processes, which only need
+`tournaments.workers`, do not pay for numpy and openskill at start-up.
 """
 
-from tournaments.api import elimination, gauntlet, round_robin, session, sprt
-from tournaments.errors import TournamentError
-from tournaments.ladder import Ladder
-from tournaments.report import report
-from tournaments.result import TournamentResult
-from tournaments.standings import Standings
-from tournaments.store import Store
-from tournaments.workers import PlayOptions
+from __future__ import annotations
 
-__all__ = [
-    "Ladder",
-    "PlayOptions",
-    "Standings",
-    "Store",
-    "TournamentError",
-    "TournamentResult",
-    "elimination",
-    "gauntlet",
-    "report",
-    "round_robin",
-    "session",
-    "sprt",
-]
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_EXPORTS = {
+    "elimination": "tournaments.api",
+    "gauntlet": "tournaments.api",
+    "round_robin": "tournaments.api",
+    "session": "tournaments.api",
+    "sprt": "tournaments.api",
+    "TournamentError": "tournaments.errors",
+    "Ladder": "tournaments.ladder",
+    "report": "tournaments.html_report",
+    "TournamentResult": "tournaments.result",
+    "Standings": "tournaments.standings",
+    "Store": "tournaments.store",
+    "PlayOptions": "tournaments.workers",
+}
+
+__all__ = sorted(_EXPORTS)
+
+if TYPE_CHECKING:
+    from tournaments.api import elimination, gauntlet, round_robin, session, sprt
+    from tournaments.errors import TournamentError
+    from tournaments.ladder import Ladder
+    from tournaments.html_report import report
+    from tournaments.result import TournamentResult
+    from tournaments.standings import Standings
+    from tournaments.store import Store
+    from tournaments.workers import PlayOptions
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'tournaments' has no attribute {name!r}")
+    return getattr(importlib.import_module(_EXPORTS[name]), name)
+
+
+def __dir__() -> list[str]:
+    return sorted(list(globals()) + __all__)

@@ -18,9 +18,9 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from tournaments import elimination as _elimination
-from tournaments import round_robin as _round_robin
-from tournaments import sprt as _sprt
+from tournaments.formats import elimination as _elimination
+from tournaments.formats import round_robin as _round_robin
+from tournaments.formats import sprt as _sprt
 from tournaments.backends import make_backend
 from tournaments.entrants import parse_entrants
 from tournaments.result import TournamentResult

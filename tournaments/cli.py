@@ -204,7 +204,7 @@ def elimination_cmd(bots: tuple[str, ...], **kw: Any) -> None:
 def sprt_cmd(a: str, b: str, **kw: Any) -> None:
     """Is A stronger than B by elo1 rather than elo0? Plays seat-swapped
     pairs (pentanomial) until the sequential test decides."""
-    from tournaments.sprt import render
+    from tournaments.formats.sprt import render
 
     with _user_errors(kw["db"]):
         _announce(kw["db"], kw["as_json"])
@@ -223,7 +223,7 @@ def sprt_cmd(a: str, b: str, **kw: Any) -> None:
               help="Only this tournament of the database (default: every game).")
 def report_cmd(db: Path, output: Path, tournament_id: int | None) -> None:
     """Write one self-contained HTML page of the results in DB."""
-    from tournaments.report import report
+    from tournaments.html_report import report
 
     with _user_errors(db):
         with Store.open(db) as store:

@@ -22,11 +22,11 @@ from typing import Any
 
 from openskill.models import PlackettLuce
 
+from tournaments.api import playing
 from tournaments.entrants import Entrant, from_stored, parse_entrants
 from tournaments.errors import TournamentError
 from tournaments.outcomes import Result, win_shares
 from tournaments.result import TournamentResult
-from tournaments.api import playing
 from tournaments.runner import run
 from tournaments.schedule import GameSpec, Seatings, gauntlet
 from tournaments.standings import Standings, compute

@@ -1,0 +1,1 @@
+"""Tournament formats over a Context: round robin and gauntlet, elimination, SPRT."""
