@@ -11,6 +11,8 @@ import html
 import time
 from collections.abc import Sequence
 
+import orjson
+
 from tournaments.standings import Standings, compute
 from tournaments.store import Store, TournamentRow
 
@@ -169,7 +171,8 @@ def report(store: Store, tournament_id: int | None = None, *, bootstrap: int = 2
     chosen = [t for t in rows if tournament_id is None or t.id == tournament_id]
     subtitle = [f"Database {store.path}, generated {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}."]
     subtitle += [
-        f"Tournament {t.id}: {t.kind}, {len(t.entrants)} bots, options {t.config.get('options', {})}"
+        f"Tournament {t.id}: {t.kind}, {len(t.entrants)} bots, options "
+        + orjson.dumps(t.config.get("options", {}), option=orjson.OPT_SORT_KEYS).decode()
         for t in chosen
     ]
     title = "Economancy results" if tournament_id is None else f"Economancy {chosen[0].kind}"
