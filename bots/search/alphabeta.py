@@ -58,7 +58,7 @@ class SearchResult:
     nodes: int
 
 
-@dataclass
+@dataclass(slots=True)
 class _Entry:
     depth: int
     value: float
