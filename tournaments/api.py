@@ -69,13 +69,14 @@ def round_robin(
     games: int = 1,
     seatings: Seatings = "all",
     bootstrap: int = 200,
+    seed: int = 0,
     **session_args: object,
 ) -> TournamentResult:
     entrants = parse_entrants(bots)
     check_field(len(entrants), players)
     with session(**session_args) as ctx:  # type: ignore[arg-type]
         return _round_robin.round_robin(
-            ctx, entrants, players=players, games=games, seatings=seatings, bootstrap=bootstrap
+            ctx, entrants, players=players, games=games, seatings=seatings, bootstrap=bootstrap, seed=seed
         )
 
 
@@ -87,6 +88,7 @@ def gauntlet(
     games: int = 1,
     seatings: Seatings = "all",
     bootstrap: int = 200,
+    seed: int = 0,
     **session_args: object,
 ) -> TournamentResult:
     entrants = parse_entrants([challenger, *field])
@@ -94,7 +96,7 @@ def gauntlet(
     with session(**session_args) as ctx:  # type: ignore[arg-type]
         return _round_robin.gauntlet(
             ctx, entrants[0], entrants[1:], players=players, games=games, seatings=seatings,
-            bootstrap=bootstrap,
+            bootstrap=bootstrap, seed=seed,
         )
 
 

@@ -89,7 +89,7 @@ def _table_options(f: F) -> F:
         click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=api.DEFAULT_DB,
                      show_default=True, help="SQLite results file; rerunning resumes."),
         click.option("--seed", type=int, default=0, show_default=True,
-                     help="Seeds the bracket draw and the bootstrap."),
+                     help="Seeds the elimination's seeding draw and the rating intervals' bootstrap."),
     ]
     for d in reversed(decorators):
         f = d(f)
@@ -146,7 +146,8 @@ def round_robin_cmd(bots: tuple[str, ...], **kw: Any) -> None:
     with _user_errors(kw["db"]):
         _announce(kw["db"], kw["as_json"])
         res = api.round_robin(
-            bots, players=kw["players"], games=kw["games"], seatings=kw["seatings"], **_session_args(kw)
+            bots, players=kw["players"], games=kw["games"], seatings=kw["seatings"], seed=kw["seed"],
+            **_session_args(kw),
         )
         _show(res, kw["as_json"])
 
@@ -162,7 +163,7 @@ def gauntlet_cmd(challenger: str, bots: tuple[str, ...], **kw: Any) -> None:
         _announce(kw["db"], kw["as_json"])
         res = api.gauntlet(
             challenger, bots, players=kw["players"], games=kw["games"], seatings=kw["seatings"],
-            **_session_args(kw),
+            seed=kw["seed"], **_session_args(kw),
         )
         _show(res, kw["as_json"])
 

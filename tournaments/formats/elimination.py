@@ -74,7 +74,8 @@ def elimination(
 
     all_games = ctx.store.games(tid)
     st = compute(
-        [(g.result, g.fault_reason) for g in all_games], [e.name for e in entrants], bootstrap=bootstrap
+        [(g.result, g.fault_reason) for g in all_games], [e.name for e in entrants], bootstrap=bootstrap,
+        seed=seed,
     )
     champion = names[bracket.champion - 1]
     details = {

@@ -20,10 +20,12 @@ def round_robin(
     games: int = 1,
     seatings: Seatings = "all",
     bootstrap: int = 200,
+    seed: int = 0,
 ) -> TournamentResult:
-    """Every group of `players` distinct entrants, each seating, `games` times."""
+    """Every group of `players` distinct entrants, each seating, `games` times.
+    `seed` seeds the bootstrap of the rating intervals."""
     specs = schedule.round_robin(len(entrants), players, games, seatings)
-    return _play_fixed(ctx, "round-robin", entrants, specs, players, seatings, bootstrap)
+    return _play_fixed(ctx, "round-robin", entrants, specs, players, seatings, bootstrap, seed)
 
 
 def gauntlet(
@@ -35,11 +37,12 @@ def gauntlet(
     games: int = 1,
     seatings: Seatings = "all",
     bootstrap: int = 200,
+    seed: int = 0,
 ) -> TournamentResult:
     """The challenger at every table with each group of `players - 1` field bots."""
     entrants = [challenger, *field_]
     specs = schedule.gauntlet(len(entrants), players, games, seatings)
-    return _play_fixed(ctx, "gauntlet", entrants, specs, players, seatings, bootstrap)
+    return _play_fixed(ctx, "gauntlet", entrants, specs, players, seatings, bootstrap, seed)
 
 
 def _play_fixed(
@@ -50,6 +53,7 @@ def _play_fixed(
     players: int,
     seatings: Seatings,
     bootstrap: int,
+    seed: int,
 ) -> TournamentResult:
     config = {"players": players, "seatings": seatings, "options": ctx.options.to_json()}
     tid = ctx.store.tournament(kind, config, [e.identity for e in entrants])
@@ -60,5 +64,6 @@ def _play_fixed(
         [(g.result, g.fault_reason) for g in stored],
         [e.name for e in entrants],
         bootstrap=bootstrap,
+        seed=seed,
     )
     return TournamentResult(kind, str(ctx.store.path), tid, list(entrants), st, len(new))
