@@ -174,6 +174,8 @@ def test_sprt_stops_when_decided_and_resumes_decided(tmp_path: Path) -> None:
     s = res.details["sprt"]
     assert s["decision"] == "H1" and s["llr"] >= s["upper"]
     assert s["pentanomial"][4] == s["pairs"] and res.played_now < 60
+    # Games in flight at the decision are stored and counted: a rerun agrees.
+    assert s["pairs"] == res.standings.games // 2
     again = sprt(PASSIVE, CRASH, **kw)  # type: ignore[arg-type]
     assert again.played_now == 0 and again.details["sprt"]["pentanomial"] == s["pentanomial"]
 

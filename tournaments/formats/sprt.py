@@ -8,7 +8,7 @@ and stores the games still in flight, which then count too.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from tournaments.entrants import Entrant
 from tournaments.outcomes import pair_score
@@ -40,6 +40,13 @@ class _Pairs:
             self.halves[i] = score
 
 
+def _count(games: Iterable[GameRecord]) -> _Pairs:
+    pairs = _Pairs()
+    for rec in games:
+        pairs.add(rec)
+    return pairs
+
+
 def sprt(
     ctx: Context,
     a: Entrant,
@@ -58,10 +65,7 @@ def sprt(
         raise ValueError("--alpha and --beta must be between 0 and 0.5")
     config = {"elo0": elo0, "elo1": elo1, "alpha": alpha, "beta": beta, "options": ctx.options.to_json()}
     tid = ctx.store.tournament("sprt", config, [a.identity, b.identity])
-    pairs = _Pairs()
-    stored = ctx.store.games(tid)
-    for rec in stored:
-        pairs.add(rec)
+    pairs = _count(ctx.store.games(tid))
 
     def decided() -> bool:
         return sprt_stats.state(pairs.penta, elo0, elo1, alpha, beta).decision is not None
@@ -76,8 +80,9 @@ def sprt(
             yield GameSpec(game_key("sprt", (1, 0), i), (1, 0))
 
     new = [] if decided() else run(ctx, tid, [a, b], specs(), total=max_games, stop=stop, label="sprt")
-    st = sprt_stats.state(pairs.penta, elo0, elo1, alpha, beta)
     games = ctx.store.games(tid)
+    # Recount: the games still in flight at the decision were stored and count too.
+    st = sprt_stats.state(_count(games).penta, elo0, elo1, alpha, beta)
     standings = compute([(g.result, g.fault_reason) for g in games], [a.name, b.name], bootstrap=bootstrap)
     details = {
         "sprt": {
