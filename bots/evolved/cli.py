@@ -52,8 +52,9 @@ def _key(ctx: click.Context, param: click.Parameter, value: str) -> str:
 def main() -> None:
     """Evolve preference genomes for the `evolved` bot.
 
-    Runs are stored under KEY in your user data directory; play one with
-    `evolved --key KEY` (or `driver run "evolved --key KEY" ...`).
+    `evolve KEY [OPTIONS]` is short for `evolve run KEY [OPTIONS]`. Runs
+    are stored under KEY in your user data directory; play one with
+    `driver run "evolved --key KEY" ...` (or `economancy-evolved --key KEY`).
     """
 
 
