@@ -28,9 +28,8 @@ def seatings(group: Sequence[int], mode: Seatings = "all") -> list[tuple[int, ..
     """Seat orders for one group so that no entrant gains from its seat.
 
     "all": every permutation (2, 6 or 24 for 2, 3 or 4 players).
-    "latin": the cyclic rotations, a Latin square: each entrant sits in
-    each seat exactly once and precedes each other entrant equally often
-    as far as P rotations allow.
+    "latin": the P cyclic rotations, a Latin square: each entrant sits in
+    each seat exactly once.
     """
     group = tuple(group)
     if mode == "all":
