@@ -1,0 +1,60 @@
+"""The evaluation's weights file and the tuner's openings."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bots.search.evaluation import FEATURES, Weights, evaluate, load_weights, save_weights
+from bots.search.tuning import OPENING_DAYS, opening
+from protocol.engine import Game
+
+
+def test_shipped_weights_are_tuned_and_complete() -> None:
+    weights = load_weights()
+    assert len(weights.values) == len(FEATURES)
+    from importlib import resources
+
+    note = json.loads(resources.files("bots.search").joinpath("weights.json").read_text())["note"]
+    assert "bots.search.tuning" in note  # says how they were made
+
+
+def test_weights_round_trip(tmp_path) -> None:
+    weights = Weights(tuple(float(i) for i in range(len(FEATURES))), 7.0)
+    path = tmp_path / "w.json"
+    save_weights(weights, str(path), "test")
+    assert load_weights(str(path)) == weights
+
+
+def test_a_bad_weights_file_is_refused_clearly(tmp_path) -> None:
+    path = tmp_path / "w.json"
+    path.write_text(json.dumps({"weights": {"points": 1, "charisma": 2}}))
+    with pytest.raises(ValueError, match="unknown features.*charisma"):
+        load_weights(str(path))
+    path.write_text(json.dumps({"scale": 3}))
+    with pytest.raises(ValueError, match="not a weights file"):
+        load_weights(str(path))
+
+
+def test_evaluation_prefers_the_richer_player() -> None:
+    game = Game.from_wire({
+        "day": 1, "phase": {"name": "investing"},
+        "shop": {"Board of Monopoly": 4, "Incantation": 6, "Worker": 4, "Magic Bean Stock": 2,
+                 "Bubble": 2, "Ghost": 4, "Senior Worker": 4, "Gold Fish": 2},
+        "players": [
+            {"coins": 3, "buys": 1, "cards": [{"name": "Sorcerer's Stipend", "uses": 0},
+                                              {"name": "Incantation", "uses": 0}]},
+            {"coins": 3, "buys": 1, "cards": [{"name": "Sorcerer's Stipend", "uses": 0}]},
+        ],
+    })
+    weights = load_weights()
+    assert evaluate(game, 0, weights) > 0 > evaluate(game, 1, weights)
+    assert -1 < evaluate(game, 1, weights) < 1
+
+
+def test_openings_are_reproducible_open_games() -> None:
+    for seed in range(5):
+        game = opening(seed, seed % 2 == 1)
+        assert game.key() == opening(seed, seed % 2 == 1).key()
+        assert not game.is_over and game.days_played >= OPENING_DAYS
