@@ -167,7 +167,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     """Entry point of `python -m bots.decent_repro` and `economancy-decent-repro`."""
     parser = option_parser("Economancy bot: a reproduction of the original's play_decent.")
     options = parser.parse_args(argv)
-    run(decide_with(random.Random(options.seed)))
+    run(decide_with(random.Random(options.seed)), max_days=options.max_days)
 
 
 if __name__ == "__main__":

@@ -451,8 +451,8 @@ def decide(game: Game, me: int) -> int:
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Entry point of `python -m bots.expert` and `economancy-expert`."""
-    option_parser("Economancy bot following hand-written expert rules.").parse_args(argv)
-    run(decide)
+    options = option_parser("Economancy bot following hand-written expert rules.").parse_args(argv)
+    run(decide, max_days=options.max_days)
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ engine may not be built in place).
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from typing import NamedTuple
 
 
@@ -31,6 +32,7 @@ BOTS: tuple[BotEntry, ...] = (
 )
 
 _BY_NAME = {entry.name: entry for entry in BOTS}
+_MODULES = frozenset(entry.module for entry in BOTS)
 
 
 def resolve(name: str) -> list[str] | None:
@@ -42,6 +44,12 @@ def resolve(name: str) -> list[str] | None:
     if entry is None:
         return None
     return [sys.executable, "-P", "-m", entry.module]
+
+
+def owns(argv: Sequence[str]) -> bool:
+    """Whether `argv` starts one of our bots (as `resolve` builds it, with any
+    interpreter), e.g. a ladder entry stored by an earlier installation."""
+    return len(argv) >= 4 and tuple(argv[1:3]) == ("-P", "-m") and argv[3] in _MODULES
 
 
 def module(name: str) -> str | None:

@@ -39,6 +39,22 @@ class BotSpec:
     argv: tuple[str, ...]
     name: str
 
+    @property
+    def ours(self) -> bool:
+        """One of our named bots: they accept `--max-days`, which the wire does not carry."""
+        return registry.owns(self.argv)
+
+    def command(self, max_days: int = 100) -> tuple[str, ...]:
+        """The argv to start this bot for a game of `max_days` days.
+
+        Our bots plan for the game's end, and the wire never says when it
+        comes, so a named bot of ours is told a non-default `max_days` on its
+        command line (an explicit `--max-days` in the BOT text wins).
+        """
+        if not self.ours or max_days == 100 or "--max-days" in self.argv:
+            return self.argv
+        return (*self.argv, "--max-days", str(max_days))
+
 
 def parse_bot(text: str) -> BotSpec:
     """Turn a BOT argument into a BotSpec; raises BotSpecError with a readable reason."""
@@ -62,9 +78,9 @@ def parse_bot(text: str) -> BotSpec:
     elif (found := shutil.which(first)) is not None:
         argv = [found] + rest
     else:
-        ours = ", ".join(n for n, _ in registry.names())
+        known = ", ".join(n for n, _ in registry.names())
         raise BotSpecError(
-            f"unknown bot {first!r}: not one of ours ({ours}) nor a command on PATH"
+            f"unknown bot {first!r}: not one of ours ({known}) nor a command on PATH"
             f" (write a program in the current directory as ./{first})"
         )
     return BotSpec(tuple(argv), name or shlex.join(words))

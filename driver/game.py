@@ -88,7 +88,7 @@ def play_game(
     try:
         if group is None:
             group = BotGroup.spawn(
-                [(b.argv, b.name) for b in bots], line_limit=options.line_limit, stderr_limit=options.stderr_limit
+                [(b.command(options.max_days), b.name) for b in bots], line_limit=options.line_limit, stderr_limit=options.stderr_limit
             )
     except BotStartError as e:
         game.forfeit(e.seat, str(e.strerror))

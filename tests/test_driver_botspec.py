@@ -74,3 +74,15 @@ def test_unknown_bot_lists_ours() -> None:
     with pytest.raises(BotSpecError) as error:
         parse_bot("randon")
     assert "random" in str(error.value) and "./randon" in str(error.value)
+
+
+def test_our_bots_are_told_a_non_default_max_days() -> None:
+    # The wire does not carry max_days; our bots plan for the end, so the
+    # referee passes it on their command line, and only theirs.
+    ours = parse_bot("random --seed 3")
+    assert ours.ours and ours.command(100) == ours.argv
+    assert ours.command(30) == (*ours.argv, "--max-days", "30")
+    explicit = parse_bot("random --max-days 12")
+    assert explicit.command(30) == explicit.argv
+    theirs = parse_bot(f"{sys.executable} -c pass")
+    assert not theirs.ours and theirs.command(30) == theirs.argv

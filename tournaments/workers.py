@@ -94,7 +94,7 @@ class _KeptBots:
             proc = self.procs.get(key)
             if proc is None or not proc.reusable:
                 self.retire(key)
-                proc = BotProcess(spec.argv, spec.name, line_limit=options.line_limit,
+                proc = BotProcess(spec.command(options.max_days), spec.name, line_limit=options.line_limit,
                                   stderr_limit=options.stderr_limit)
                 self.procs[key] = proc
             procs.append(proc)
