@@ -221,8 +221,44 @@ def test_fitness_is_reproducible_for_a_seed() -> None:
     first = ga.evaluate(population, settings, random.Random(1), serial, 2)
     again = ga.evaluate(population, settings, random.Random(1), serial, 1)
     assert first == again
-    fitness, games = first
-    assert games == 2 * 7 and sum(fitness) == pytest.approx(7)
+    # 8 genomes in tables of 2: 7 games a tournament, a champion wins 3.
+    assert first.games == 2 * 7 and sum(first.fitness) == pytest.approx(7 / 3)
+    assert first.outside is None and first.fitness == first.tournament
+
+
+def test_outside_opponents_share_the_fitness_reproducibly() -> None:
+    settings = ga.Settings(population=8, players=2, tournaments=2, opponents=("random", "expert"), opponent_games=4)
+    population = ga.initial_population(settings)
+    serial = lambda fn, tasks: [fn(*t) for t in tasks]  # noqa: E731
+    first = ga.evaluate(population, settings, random.Random(1), serial, 3)
+    # Batched differently, the same genome still plays the same games.
+    assert first == ga.evaluate(population, settings, random.Random(1), serial, 1)
+    assert first.games == 2 * 7 + 8 * 2 * 4
+    for f, t, o in zip(first.fitness, first.tournament, first.outside):
+        assert f == pytest.approx(0.5 * t + 0.5 * o) and 0 <= o <= 1
+
+
+def test_outside_score_counts_wins_with_seats_alternating() -> None:
+    # A genome that always passes and never invests loses to expert from either
+    # seat; the shipped genome wins most games against random from either seat.
+    passive = Genome(
+        buy_early=only(BUY_OPTIONS, 0), buy_late=only(BUY_OPTIONS, 0),
+        invest_calm=only(len(INVEST_LEVELS), 0), invest_threat=only(len(INVEST_LEVELS), 0),
+    )
+    scores, games = ga.play_outside([passive.to_json()], ["expert"], 4, False, 100, [5])
+    assert scores == [0.0] and games == 4
+    shipped, _ = ga.play_outside([shipped_genome().to_json()], ["random"], 10, False, 100, [5])
+    assert shipped[0] >= 0.8
+
+
+def test_settings_refuse_bad_opponents_clearly() -> None:
+    with pytest.raises(ValueError, match="unknown opponent.*choose from expert"):
+        ga.Settings(population=8, players=2, opponents=("grandmaster",)).check()
+    with pytest.raises(ValueError, match="even"):
+        ga.Settings(population=8, players=2, opponents=("expert",), opponent_games=3).check()
+    settings = ga.Settings(population=8, players=2, opponents=("expert", "random"))
+    assert ga.Settings.from_json(settings.to_json()) == settings
+    assert ga.Settings.from_json({"population": 8}).opponents == ()
 
 
 def test_next_population_keeps_the_elite_and_the_size() -> None:

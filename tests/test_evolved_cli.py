@@ -63,6 +63,16 @@ def test_resume_continues_like_an_uninterrupted_run(data_home: Path) -> None:
     assert leaders("parts") == leaders("whole")
 
 
+def test_outside_opponents_enter_the_run_and_its_summary(data_home: Path) -> None:
+    result = evolve("outer", *TINY, "--opponents", "expert,decent-repro", "--opponent-games", "2")
+    assert result.exit_code == 0, result.output
+    assert "against expert,decent-repro" in result.output
+    assert Store("outer").settings()["opponents"] == ["expert", "decent-repro"]
+    assert all(0 <= r["outside"] <= 1 for r in Store("outer").generations())
+    bad = evolve("outer2", *TINY, "--opponents", "expert,nobody")
+    assert bad.exit_code == 2 and "unknown opponent(s) nobody" in bad.output and not Store("outer2").exists
+
+
 def test_refuses_to_overwrite_without_o(data_home: Path) -> None:
     assert evolve("keep", *TINY).exit_code == 0
     again = evolve("keep", *TINY)

@@ -1,6 +1,7 @@
 """The `evolve` command: run, inspect and plot evolutions of the evolved bot.
 
     evolve KEY --generations N --population M [--players P] [--base] [--seed S] [-o]
+               [--opponents expert,decent-repro [--opponent-games G] [--opponent-weight W]]
     evolve KEY --resume --generations N      continue a stored run to N generations
     evolve show KEY                          the leader's preferences as a table
     evolve plot KEY -o progress.png          leaders against earlier leaders
@@ -23,6 +24,7 @@ from bots.evolved.ga import (
     run_generations,
 )
 from bots.evolved.genome import Genome
+from bots.evolved.opponents import MAKERS, parse_names
 from bots.evolved.store import Store, check_key
 
 _SUBCOMMANDS = ("run", "show", "plot")
@@ -66,6 +68,12 @@ def main() -> None:
 @click.option("--base", is_flag=True, help="Play the base card set (13 cards) instead of the simple one.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed: the same seed and settings give the same run.")
 @click.option("--tournaments", "-t", type=int, default=16, show_default=True, help="Elimination tournaments per generation (more: less noisy fitness).")
+@click.option(
+    "--opponents", default="", metavar="NAMES",
+    help=f"Outside bots the genomes also play, comma-separated ({', '.join(MAKERS)}); none by default.",
+)
+@click.option("--opponent-games", type=int, default=16, show_default=True, help="Games per genome against each outside bot (even: seats alternate).")
+@click.option("--opponent-weight", type=float, default=0.5, show_default=True, help="Share of the fitness from the outside games (the rest: the tournaments).")
 @click.option("--max-days", type=int, default=100, show_default=True, help="Day limit of each fitness game.")
 @click.option("--workers", "-j", type=int, default=None, help="Local worker processes [default: every core].")
 @click.option("--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True, help="Where the fitness games run.")
@@ -75,7 +83,7 @@ def main() -> None:
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def run_command(
     key: str, generations: int, population: int, players: int, base: bool, seed: int, tournaments: int,
-    max_days: int, workers: int | None, backend: str, ray_address: str | None, resume: bool,
+    opponents: str, opponent_games: int, opponent_weight: float, max_days: int, workers: int | None, backend: str, ray_address: str | None, resume: bool,
     overwrite: bool, quiet: bool,
 ) -> None:
     """Evolve a population under KEY; print one line per generation."""
@@ -86,9 +94,14 @@ def run_command(
         settings = Settings.from_json({**store.settings(), "generations": generations})
         done, current = store.population()
     else:
+        try:
+            names = parse_names(opponents)
+        except ValueError as problem:
+            raise click.BadParameter(str(problem), param_hint="--opponents") from None
         settings = Settings(
             population=population, generations=generations, players=players, base=base, seed=seed,
-            tournaments=tournaments, max_days=max_days,
+            tournaments=tournaments, max_days=max_days, opponents=names, opponent_games=opponent_games,
+            opponent_weight=opponent_weight,
         )
         done, current = 0, []
     try:

@@ -1,13 +1,23 @@
-"""The genetic algorithm: fitness from elimination tournaments.
+"""The genetic algorithm: fitness from elimination tournaments, and
+optionally from games against fixed outside opponents.
 
 Each generation the whole population plays `Settings.tournaments`
 elimination tournaments: shuffled into tables of `players`, one game per
 table, the winners meet at new tables, until one is left. A genome's
-fitness is the mean number of games it won per tournament (0 for a
-first-round exit; log_players(population) for a champion). Games run
-in-process (bots.inprocess) with each genome's policy, in parallel: a
-local process pool by default, Ray tasks with `backend="ray"`, batched so
-that one task plays several tournaments.
+tournament share is the games it won per tournament over what a champion
+wins (0 for a first-round exit, 1 for winning every tournament).
+
+A population judged only against itself can settle on a strategy that
+beats its own kind and nothing else, so with `Settings.opponents` each
+genome also plays `opponent_games` two-player games against each named
+outside bot (bots.evolved.opponents), seats alternating; its fitness is
+then `(1 - opponent_weight) * tournament share + opponent_weight * outside
+score` (a win counts 1, a draw 1/2). Without opponents the fitness is the
+tournament share alone.
+
+Games run in-process (bots.inprocess) with each genome's policy, in
+parallel: a local process pool by default, Ray tasks with
+`backend="ray"`, batched so that one task plays many games.
 
 The next generation keeps the best few unchanged (elitism) and fills up
 with children of parents drawn by tournament selection, crossed over whole
@@ -24,8 +34,9 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
+from bots.evolved import opponents as outside
 from bots.evolved.bot import policy
 from bots.evolved.genome import Genome, crossover, distance, mutate, random_genome
 from bots.inprocess import play_game
@@ -48,6 +59,9 @@ class Settings:
     mutation_scale: float = 0.5
     crossover_rate: float = 0.7
     max_days: int = 100
+    opponents: tuple[str, ...] = ()
+    opponent_games: int = 16
+    opponent_weight: float = 0.5
 
     def check(self) -> None:
         """ValueError, in the user's terms, for settings the GA cannot run."""
@@ -68,13 +82,23 @@ class Settings:
             raise ValueError(f"--tournaments must be at least 1, got {self.tournaments}")
         if not 0 <= self.elite < self.population:
             raise ValueError(f"elite must be in 0..population-1, got {self.elite}")
+        outside.check_names(self.opponents)
+        if self.opponents and (self.opponent_games < 2 or self.opponent_games % 2):
+            raise ValueError(
+                f"--opponent-games must be even and at least 2 (seats alternate), got {self.opponent_games}"
+            )
+        if self.opponents and not 0 < self.opponent_weight <= 1:
+            raise ValueError(f"--opponent-weight must be in (0, 1], got {self.opponent_weight}")
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        data["opponents"] = list(self.opponents)
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "Settings":
-        return cls(**data)
+        """Settings stored by `to_json` (runs stored before opponents existed get none)."""
+        return cls(**{**data, "opponents": tuple(data.get("opponents", ()))})
 
 
 @dataclass(frozen=True)
@@ -89,6 +113,8 @@ class Generation:
     diversity: float
     games: int
     seconds: float
+    outside: float | None = None  # the leader's score against the outside opponents
+    opponents: tuple[str, ...] = ()
 
     @property
     def games_per_second(self) -> float:
@@ -103,12 +129,18 @@ class Generation:
             "games": self.games,
             "seconds": self.seconds,
             "games_per_second": self.games_per_second,
+            "outside": self.outside,
             "leader": self.leader.to_json(),
         }
 
     def summary(self) -> str:
+        against = (
+            f", leader scores {100 * self.outside:.0f}% against {','.join(self.opponents)}"
+            if self.outside is not None
+            else ""
+        )
         return (
-            f"generation {self.number}: best fitness {self.best:.2f}, mean {self.mean:.2f}, "
+            f"generation {self.number}: best fitness {self.best:.3f}, mean {self.mean:.3f}{against}, "
             f"diversity {self.diversity:.3f}, {self.games} games, {self.games_per_second:.0f} games/s"
         )
 
@@ -171,6 +203,36 @@ def play_tournaments(
     return total, games
 
 
+def play_outside(
+    genomes_json: list[dict[str, Any]], names: Sequence[str], games: int, base: bool, max_days: int, seeds: list[int]
+) -> tuple[list[float], int]:
+    """Each genome's score against the outside opponents `names`, `games`
+    two-player games each, seats alternating: (mean score per genome, games).
+
+    One seed per genome, so a genome's games do not depend on how the
+    population was split into batches. Module-level and JSON-in for the
+    process pools and Ray.
+    """
+    scores = []
+    for genome_json, seed in zip(genomes_json, seeds):
+        genome = Genome.from_json(genome_json)
+        rng = random.Random(seed)
+        total = 0.0
+        for name in names:
+            rival = outside.MAKERS[name](rng)
+            for n in range(games):
+                me = n % 2
+                seats = [rival, rival]
+                seats[me] = policy(genome, rng)
+                game = play_game(seats, base=base, max_days=max_days)
+                if game.winner == me:
+                    total += 1.0
+                elif game.winner is None and game.fault is None:
+                    total += 0.5
+        scores.append(total / (games * len(names)))
+    return scores, games * len(names) * len(genomes_json)
+
+
 Mapper = Callable[[Callable[..., Any], list[tuple[Any, ...]]], list[Any]]
 """Runs fn(*task) for every task, in any order, returning results in task order."""
 
@@ -197,11 +259,10 @@ def ray_backend(address: str | None = None) -> Iterator[tuple[Mapper, int]]:
     started = not ray.is_initialized()
     if started:
         ray.init(address=address, ignore_reinit_error=True, log_to_driver=False)
-    remote = ray.remote(play_tournaments)
+    remotes = {fn: ray.remote(fn) for fn in (play_tournaments, play_outside)}
 
     def mapper(fn: Callable[..., Any], tasks: list[tuple[Any, ...]]) -> list[Any]:
-        assert fn is play_tournaments
-        return ray.get([remote.remote(*t) for t in tasks])
+        return ray.get([remotes[fn].remote(*t) for t in tasks])
 
     try:
         yield mapper, max(1, int(ray.cluster_resources().get("CPU", 1)))
@@ -215,13 +276,22 @@ def _star(job: tuple[Callable[..., Any], tuple[Any, ...]]) -> Any:
     return fn(*args)
 
 
+class Evaluation(NamedTuple):
+    """A generation's fitness and its parts, one entry per genome."""
+
+    fitness: list[float]
+    games: int
+    tournament: list[float]  # share of a champion's wins
+    outside: list[float] | None  # score against the outside opponents, if any
+
+
 def evaluate(
     population: Sequence[Genome], settings: Settings, rng: random.Random, mapper: Mapper, parallelism: int
-) -> tuple[list[float], int]:
-    """Fitness of every genome (mean games won per tournament) and games played.
+) -> Evaluation:
+    """Fitness of every genome (see the module docstring) and games played.
 
-    The tournaments are split into at most 2 x `parallelism` batches: enough
-    to keep every worker busy, few enough that each task plays many games.
+    The work is split into at most 2 x `parallelism` batches: enough to
+    keep every worker busy, few enough that each task plays many games.
     """
     seeds = [rng.getrandbits(63) for _ in range(settings.tournaments)]
     batches = max(1, min(len(seeds), 2 * parallelism))
@@ -234,7 +304,24 @@ def evaluate(
     for wins, played in mapper(play_tournaments, tasks):
         total = [t + w for t, w in zip(total, wins)]
         games += played
-    return [t / settings.tournaments for t in total], games
+    best_possible = settings.tournaments * champion_fitness(settings)
+    tournament = [t / best_possible for t in total]
+    if not settings.opponents:
+        return Evaluation(tournament, games, tournament, None)
+    genome_seeds = [rng.getrandbits(63) for _ in population]
+    batches = max(1, min(len(population), 2 * parallelism))
+    tasks = [
+        (genomes_json[i::batches], settings.opponents, settings.opponent_games, settings.base, settings.max_days,
+         genome_seeds[i::batches])
+        for i in range(batches)
+    ]
+    scores = [0.0] * len(population)
+    for i, (batch, played) in enumerate(mapper(play_outside, tasks)):
+        scores[i::batches] = batch
+        games += played
+    w = settings.opponent_weight
+    fitness = [(1 - w) * t + w * o for t, o in zip(tournament, scores)]
+    return Evaluation(fitness, games, tournament, scores)
 
 
 # ---------------------------------------------------------------- selection
@@ -295,7 +382,7 @@ def run_generations(
     for number in range(start + 1, settings.generations + 1):
         rng = generation_rng(settings, number)
         began = time.perf_counter()
-        fitness, games = evaluate(population, settings, rng, mapper, parallelism)
+        fitness, games, _, scores = evaluate(population, settings, rng, mapper, parallelism)
         seconds = time.perf_counter() - began
         best = max(range(len(population)), key=lambda i: fitness[i])
         generation = Generation(
@@ -307,6 +394,8 @@ def run_generations(
             diversity=diversity(population, rng),
             games=games,
             seconds=seconds,
+            outside=scores[best] if scores is not None else None,
+            opponents=settings.opponents,
         )
         population = next_population(population, fitness, settings, rng)
         if on_generation is not None:
@@ -323,7 +412,7 @@ def default_workers() -> int:
 
 
 def champion_fitness(settings: Settings) -> float:
-    """The fitness of a genome that wins every tournament (for reading figures)."""
+    """Games a genome wins in a tournament it wins: the tournament share's denominator."""
     rounds, field = 0, settings.population
     while field > 1:
         field = math.ceil(field / settings.players)
