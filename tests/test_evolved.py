@@ -9,7 +9,7 @@ from collections import Counter
 import pytest
 
 from bots.evolved import ga
-from bots.evolved.bot import investment_amounts, policy, shipped_genome
+from bots.evolved.bot import buy_weights, invest_weights, investment_amounts, outgunned, policy, shipped_genome
 from bots.evolved.genome import (
     ATTACK_OPTIONS,
     BUY_OPTIONS,
@@ -86,6 +86,8 @@ def test_genome_round_trips_through_json() -> None:
         ({"buy_early": [1.0] * 3}, "buy_early needs 14"),
         ({"defend": [-1.0] * N_CARDS}, "non-negative"),
         ({"switch_day": 99}, "switch_day"),
+        ({"race_points": 0}, "race_points must be an integer in 1..8"),
+        ({"race_points": 3.0}, "race_points"),
         ({"colour": "red"}, "unknown keys"),
     ],
 )
@@ -103,6 +105,9 @@ def test_mutation_changes_weights_multiplicatively_within_bounds() -> None:
     for name in WEIGHT_GENES:
         assert all(1e-3 <= w <= 100 for w in getattr(child, name))
     assert mutate(parent, rng, rate=0.0) == parent
+    for _ in range(50):
+        child = mutate(child, rng, rate=1.0)
+        assert 0 <= child.switch_day <= 30 and 1 <= child.race_points <= 8
 
 
 def test_crossover_takes_whole_distributions_from_the_parents() -> None:
@@ -134,6 +139,71 @@ def test_buys_follow_the_early_then_the_late_preferences() -> None:
     late = build("buy", [(3, ["Worker"]), (3, ["Worker"])])
     late = type(late).from_wire(late.to_wire(0), days_played=3)
     assert decide(late, 0) == PASS
+
+
+def frequencies(decide, game, me: int, draws: int = 4000) -> dict[int, float]:
+    counts = Counter(decide(game, me) for _ in range(draws))
+    return {move: n / draws for move, n in counts.items()}
+
+
+@pytest.mark.parametrize(
+    "mine, theirs, expected",
+    [
+        (["Worker"], ["Ghost"], True),  # Ghost (3/2) kills a Worker (1/2) and survives it
+        (["Ghost"], ["Ghost"], False),  # Ghost against Ghost: both faint
+        ([], ["Worker"], True),  # no defender at all
+        (["Worker"], [], False),  # nothing attacks us
+        (["Worker", "Bubble"], ["Ghost"], False),  # a Ghost attacking the Bubble (9/2) faints
+    ],
+)
+def test_outgunned_reads_the_opponents_attackers_against_our_defenders(mine, theirs, expected) -> None:
+    game = build("buy", [(3, mine), (3, theirs)])
+    assert outgunned(game, 0) is expected
+
+
+def test_threatened_buys_sample_the_threat_set_normalised_over_what_is_offered() -> None:
+    # Offered with 3 coins: Pass and cards 1-8 but Incantation (4). Only
+    # Worker (1) and Ghost (3) have weight there: 1/4 and 3/4.
+    weights = [0.0] * BUY_OPTIONS
+    weights[ID["Worker"]], weights[ID["Ghost"]], weights[ID["Incantation"]] = 1.0, 3.0, 50.0
+    genome = Genome(buy_threat=weights, buy_early=only(BUY_OPTIONS, 0), buy_late=only(BUY_OPTIONS, 0))
+    game = build("buy", [(3, ["Worker"]), (3, ["Ghost"])])
+    assert buy_weights(genome, game, 0) is genome.buy_threat
+    seen = frequencies(policy(genome, random.Random(3)), game, 0)
+    assert seen.keys() == {ID["Worker"], ID["Ghost"]}
+    assert abs(seen[ID["Ghost"]] - 0.75) < 0.03
+
+
+def test_the_race_set_takes_over_once_someone_has_race_points() -> None:
+    # The opponent holds 4 points (Incantation 3, Board of Monopoly 1); nothing of theirs beats our Worker.
+    game = build("buy", [(3, ["Worker"]), (3, ["Incantation", "Board of Monopoly"])])
+    racing = Genome(buy_race=only(BUY_OPTIONS, ID["Board of Monopoly"]), buy_early=only(BUY_OPTIONS, 0), race_points=4)
+    assert not outgunned(game, 0)
+    assert buy_weights(racing, game, 0) is racing.buy_race
+    assert policy(racing, random.Random(0))(game, 0) == ID["Board of Monopoly"]
+    calm = Genome(buy_race=racing.buy_race, buy_early=racing.buy_early, race_points=5)
+    assert buy_weights(calm, game, 0) is calm.buy_early
+    assert policy(calm, random.Random(0))(game, 0) == PASS
+
+
+@pytest.mark.parametrize(
+    "mine, theirs, chosen",
+    [(["Ghost"], ["Worker"], "invest_threat"), (["Worker"], ["Ghost"], "invest_danger"), (["Worker"], ["Worker"], "invest_calm")],
+)
+def test_investment_set_follows_who_holds_a_sure_attacker(mine, theirs, chosen) -> None:
+    genome = random_genome(random.Random(8))
+    game = build("investing", [(5, mine), (3, theirs)])
+    assert invest_weights(genome, game, 0) is getattr(genome, chosen)
+
+
+def test_danger_investments_sample_hand_computed_amounts() -> None:
+    # 5 coins against 3: levels nothing=0, one=1, half=2, match=3, outbid=4, all=5.
+    weights = [0.0] * len(INVEST_LEVELS)
+    weights[INVEST_LEVELS.index("nothing")], weights[INVEST_LEVELS.index("match")] = 1.0, 3.0
+    genome = Genome(invest_danger=weights, invest_calm=only(len(INVEST_LEVELS), 5))
+    game = build("investing", [(5, ["Worker"]), (3, ["Ghost"])])
+    seen = frequencies(policy(genome, random.Random(4)), game, 0)
+    assert seen.keys() == {0, 3} and abs(seen[3] - 0.75) < 0.03
 
 
 def test_sold_out_cards_are_never_bought() -> None:

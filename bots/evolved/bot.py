@@ -11,7 +11,8 @@ ever get them wrong (evolvedominion's "automatic" heuristics):
   card whose loss hands an opponent the game when another card would not.
 
 Everything else is drawn from the genome (bots.evolved.genome), over the
-options the state offers (bots.evolved.sampling).
+options the state offers (bots.evolved.sampling), from the set of weights
+that the state's reading (`buy_weights`, `invest_weights`) selects.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from pathlib import Path
 import orjson
 
 from bots import expert
+from protocol.cards import ATTACKS, DEF, DEFENDS
 from bots.evolved.genome import Genome, random_genome
 from bots.evolved.sampling import sample
 from bots.sdk import Decide, option_parser, run
@@ -46,6 +48,35 @@ def investment_amounts(game: Game, me: int) -> list[int]:
     return [0, 1, coins // 2, richest, richest + 1, coins]
 
 
+def outgunned(game: Game, me: int) -> bool:
+    """Some opponent holds an attacker that beats every defender we hold
+    (any attacker, if we hold none): our defenses alone will not stop it."""
+    ours = [card for card, _ in game.cards(me) if DEF[card] is not None and DEFENDS[card] > 0]
+    return any(
+        ATTACKS[card] > 0 and all(expert.beats(card, d) for d in ours)
+        for p in expert.opponents(game, me)
+        for card, _ in game.cards(p)
+    )
+
+
+def buy_weights(genome: Genome, game: Game, me: int) -> list[float]:
+    """The buy preferences this state calls for (bots.evolved.genome)."""
+    if outgunned(game, me):
+        return genome.buy_threat
+    if max(game.points(p) for p in range(game.n_players) if game.alive(p)) >= genome.race_points:
+        return genome.buy_race
+    return genome.buy_early if game.days_played + 1 < genome.switch_day else genome.buy_late
+
+
+def invest_weights(genome: Genome, game: Game, me: int) -> list[float]:
+    """The investment preferences this state calls for (bots.evolved.genome)."""
+    if expert.safe_attackers(game, me):
+        return genome.invest_threat
+    if any(expert.safe_attackers(game, p) for p in expert.opponents(game, me)):
+        return genome.invest_danger
+    return genome.invest_calm
+
+
 def _invest(genome: Genome, game: Game, me: int, rng: random.Random) -> int:
     coins = game.coins(me)
     rivals = expert.opponents(game, me)
@@ -54,7 +85,7 @@ def _invest(genome: Genome, game: Game, me: int, rng: random.Random) -> int:
         return richest + 1  # a sure attack that eliminates everyone: a win
     danger = [game.coins(p) for p in rivals if expert.can_eliminate(game, p, me)]
     floor = max(danger) if danger and max(danger) <= coins else 0  # a tie stops their attack
-    weights = genome.invest_threat if expert.safe_attackers(game, me) else genome.invest_calm
+    weights = invest_weights(genome, game, me)
     amounts = investment_amounts(game, me)
     levels = [i for i, amount in enumerate(amounts) if amount <= coins]
     return max(floor, amounts[sample(weights, levels, lambda i: i, rng)])
@@ -88,8 +119,7 @@ def _buy(genome: Genome, game: Game, me: int, rng: random.Random) -> int:
     deny = expert.denial_buy(game, me)
     if deny is not None:
         return deny
-    weights = genome.buy_early if game.days_played + 1 < genome.switch_day else genome.buy_late
-    return sample(weights, [PASS] + expert.in_stock(game, me), lambda c: 0 if c == PASS else c, rng)
+    return sample(buy_weights(genome, game, me), [PASS] + expert.in_stock(game, me), lambda c: 0 if c == PASS else c, rng)
 
 
 def policy(genome: Genome, rng: random.Random) -> Decide:

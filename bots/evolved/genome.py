@@ -5,16 +5,25 @@ weights, one per option, from which a move is sampled after keeping only
 the options the state allows and normalising (bots.evolved.sampling).
 Evolution changes the weights; the bot (bots.evolved.bot) reads them.
 
-Genes, all non-negative weights:
+A strategy that sees only the day cannot answer what its opponent does,
+so each decision has a few sets of weights, chosen by a coarse reading of
+the state (bots.evolved.bot says which applies, first match wins):
 
-* ``buy_early`` / ``buy_late``: one weight per buy option (Pass, then card
-  ids 1-13); the early set is used before day ``switch_day``, the late one
-  from that day on.
-* ``invest_calm`` / ``invest_threat``: one weight per investment level
-  (`INVEST_LEVELS`), the second used when we hold a card that beats every
-  defender we would meet, the first otherwise.
-* ``attack``: one weight per attack option (stop, then card ids 1-13).
+* buying, one weight per buy option (Pass, then card ids 1-13):
+  ``buy_threat`` when an opponent holds an attacker that beats every
+  defender we hold; else ``buy_race`` once any player has ``race_points``
+  points (the race for 7 is on); else ``buy_early`` before day
+  ``switch_day`` and ``buy_late`` from that day on;
+* investing, one weight per investment level (`INVEST_LEVELS`, resolved
+  against the coin difference with the richest opponent):
+  ``invest_threat`` when we hold a ready card that beats every defender we
+  would meet; else ``invest_danger`` when an opponent holds one against
+  us; else ``invest_calm``;
+* ``attack``: one weight per attack option (stop, then card ids 1-13);
 * ``defend``: one weight per card id 1-13.
+
+Weights are non-negative floats; ``switch_day`` and ``race_points`` are
+integers in `INT_GENES` ranges.
 """
 
 from __future__ import annotations
@@ -41,6 +50,9 @@ nothing (0), one coin, half our coins, match the richest opponent's coins
 MAX_SWITCH_DAY = 30
 """The latest day the late buy preferences may take over."""
 
+INT_GENES: dict[str, tuple[int, int]] = {"switch_day": (0, MAX_SWITCH_DAY), "race_points": (1, 8)}
+"""Integer genes and their inclusive ranges (race_points 8: the race set is never used)."""
+
 _WEIGHT_CAP = 100.0
 _WEIGHT_FLOOR = 1e-3
 
@@ -58,6 +70,10 @@ class Genome:
     switch_day: int = 6
     invest_calm: list[float] = field(default_factory=lambda: _weights(len(INVEST_LEVELS)))
     invest_threat: list[float] = field(default_factory=lambda: _weights(len(INVEST_LEVELS)))
+    buy_threat: list[float] = field(default_factory=lambda: _weights(BUY_OPTIONS))
+    buy_race: list[float] = field(default_factory=lambda: _weights(BUY_OPTIONS))
+    race_points: int = 8
+    invest_danger: list[float] = field(default_factory=lambda: _weights(len(INVEST_LEVELS)))
     attack: list[float] = field(default_factory=lambda: _weights(ATTACK_OPTIONS))
     defend: list[float] = field(default_factory=lambda: _weights(N_CARDS))
 
@@ -69,8 +85,10 @@ class Genome:
             if any(not (isinstance(w, (int, float)) and math.isfinite(w) and w >= 0) for w in genes):
                 raise ValueError(f"genome: {name} weights must be finite and non-negative")
             setattr(self, name, [float(w) for w in genes])
-        if not (isinstance(self.switch_day, int) and 0 <= self.switch_day <= MAX_SWITCH_DAY):
-            raise ValueError(f"genome: switch_day must be an integer in 0..{MAX_SWITCH_DAY}")
+        for name, (low, high) in INT_GENES.items():
+            value = getattr(self, name)
+            if not (isinstance(value, int) and not isinstance(value, bool) and low <= value <= high):
+                raise ValueError(f"genome: {name} must be an integer in {low}..{high}, got {value!r}")
 
     def to_json(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
@@ -90,8 +108,11 @@ class Genome:
 _SIZES = {
     "buy_early": BUY_OPTIONS,
     "buy_late": BUY_OPTIONS,
+    "buy_threat": BUY_OPTIONS,
+    "buy_race": BUY_OPTIONS,
     "invest_calm": len(INVEST_LEVELS),
     "invest_threat": len(INVEST_LEVELS),
+    "invest_danger": len(INVEST_LEVELS),
     "attack": ATTACK_OPTIONS,
     "defend": N_CARDS,
 }
@@ -102,31 +123,37 @@ WEIGHT_GENES: tuple[str, ...] = tuple(_SIZES)
 def random_genome(rng: random.Random) -> Genome:
     """A fresh random strategy: weights drawn log-uniformly in [e^-3, e^3],
     so some options start strongly preferred and some nearly never taken."""
-    genes = {name: [math.exp(rng.uniform(-3.0, 3.0)) for _ in range(size)] for name, size in _SIZES.items()}
-    return Genome(switch_day=rng.randint(0, MAX_SWITCH_DAY), **genes)
+    genes: dict[str, Any] = {
+        name: [math.exp(rng.uniform(-3.0, 3.0)) for _ in range(size)] for name, size in _SIZES.items()
+    }
+    genes.update({name: rng.randint(low, high) for name, (low, high) in INT_GENES.items()})
+    return Genome(**genes)
 
 
 def mutate(genome: Genome, rng: random.Random, rate: float = 0.1, scale: float = 0.5) -> Genome:
     """A copy with each weight, with probability `rate`, multiplied by
     e^N(0, scale) (weights are relative, so changes are multiplicative),
-    and the switch day moved by a step or two as often."""
-    genes = {}
+    and each integer gene moved by a step or two as often."""
+    genes: dict[str, Any] = {}
     for name in WEIGHT_GENES:
         genes[name] = [
             min(_WEIGHT_CAP, max(_WEIGHT_FLOOR, w * math.exp(rng.gauss(0.0, scale)))) if rng.random() < rate else w
             for w in getattr(genome, name)
         ]
-    switch = genome.switch_day
-    if rng.random() < rate:
-        switch = min(MAX_SWITCH_DAY, max(0, switch + rng.choice((-2, -1, 1, 2))))
-    return Genome(switch_day=switch, **genes)
+    for name, (low, high) in INT_GENES.items():
+        value = getattr(genome, name)
+        if rng.random() < rate:
+            value = min(high, max(low, value + rng.choice((-2, -1, 1, 2))))
+        genes[name] = value
+    return Genome(**genes)
 
 
 def crossover(a: Genome, b: Genome, rng: random.Random) -> Genome:
-    """A child taking each whole distribution (and the switch day) from
+    """A child taking each whole distribution (and each integer gene) from
     either parent: a distribution only means something as a whole."""
-    genes = {name: list(getattr(a if rng.random() < 0.5 else b, name)) for name in WEIGHT_GENES}
-    return Genome(switch_day=(a if rng.random() < 0.5 else b).switch_day, **genes)
+    genes: dict[str, Any] = {name: list(getattr(a if rng.random() < 0.5 else b, name)) for name in WEIGHT_GENES}
+    genes.update({name: getattr(a if rng.random() < 0.5 else b, name) for name in INT_GENES})
+    return Genome(**genes)
 
 
 def distance(a: Genome, b: Genome) -> float:

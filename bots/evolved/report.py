@@ -22,22 +22,25 @@ def preference_table(genome: Genome, base: bool = True) -> str:
     """The genome's distributions, each normalised over all its options
     (in play they are renormalised over the options a state offers); with
     `base` False only the simple set's cards are listed."""
-    early, late = _percent(genome.buy_early), _percent(genome.buy_late)
+    buys = [_percent(w) for w in (genome.buy_early, genome.buy_late, genome.buy_threat, genome.buy_race)]
     attack, defend = _percent(genome.attack), _percent(genome.defend)
     width = max(len(name) for name in NAMES) + 2
+    race = f"from {genome.race_points} points" if genome.race_points <= 7 else "never (race_points 8)"
     lines = [
-        f"buy: early set before day {genome.switch_day}, late set from then on",
-        f"{'option':<{width}} {'buy early':>9} {'buy late':>9} {'attack':>8} {'defend':>8}",
-        f"{'Pass / stop':<{width}} {early[0]:>9} {late[0]:>9} {attack[0]:>8} {'':>8}",
+        f"buy: threat set while an opponent's attacker beats all our defenders; else race set {race};",
+        f"     else early set before day {genome.switch_day}, late set from then on",
+        f"{'option':<{width}} {'early':>7} {'late':>7} {'threat':>7} {'race':>7} {'attack':>7} {'defend':>7}",
+        f"{'Pass / stop':<{width}} " + " ".join(f"{b[0]:>7}" for b in buys) + f" {attack[0]:>7} {'':>7}",
     ]
     for card in shop_ids(base):
         lines.append(
-            f"{NAMES[card]:<{width}} {early[card]:>9} {late[card]:>9} {attack[card]:>8} {defend[card - 1]:>8}"
+            f"{NAMES[card]:<{width}} " + " ".join(f"{b[card]:>7}" for b in buys)
+            + f" {attack[card]:>7} {defend[card - 1]:>7}"
         )
-    calm, threat = _percent(genome.invest_calm), _percent(genome.invest_threat)
-    lines += ["", f"{'investment':<{width}} {'calm':>9} {'threat':>9}"]
-    for level, c, t in zip(INVEST_LEVELS, calm, threat):
-        lines.append(f"{level:<{width}} {c:>9} {t:>9}")
+    invest = [_percent(w) for w in (genome.invest_calm, genome.invest_threat, genome.invest_danger)]
+    lines += ["", f"{'investment':<{width}} {'calm':>7} {'threat':>7} {'danger':>7}"]
+    for i, level in enumerate(INVEST_LEVELS):
+        lines.append(f"{level:<{width}} " + " ".join(f"{column[i]:>7}" for column in invest))
     return "\n".join(lines)
 
 
