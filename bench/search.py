@@ -99,7 +99,7 @@ def make_policy(spec: str, seed: int) -> Policy:
     if name == "mcts-eval":
         return MctsPolicy(seconds=seconds, seed=seed, config=MctsConfig(leaf="eval"))
     if name == "alphabeta":
-        return AlphaBetaPolicy(seconds=seconds)
+        return AlphaBetaPolicy(seconds=seconds, seed=seed)
     raise SystemExit(f"unknown bot {spec!r}")
 
 

@@ -5,12 +5,14 @@
 The search itself is `bots.search.alphabeta` (see its docstring for how
 simultaneous choices and 3-4 players are handled); this module turns it
 into a policy (`alphabeta_policy`, for in-process games) and a bot
-program (`main`). The search is deterministic; `--seed` is accepted like
-every bot's but changes nothing.
+program (`main`). `--seed` decides the ties between equally valued moves
+(the root's moves are searched in a seeded random order); without it each
+run draws a fresh seed.
 """
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 
 from bots.sdk import option_parser, run
@@ -27,7 +29,12 @@ class AlphaBetaPolicy:
     persists across the moves of a game."""
 
     def __init__(
-        self, *, seconds: float | None = DEFAULT_SECONDS, depth: int = MAX_DEPTH, weights: Weights | None = None
+        self,
+        *,
+        seconds: float | None = DEFAULT_SECONDS,
+        depth: int = MAX_DEPTH,
+        seed: int | None = None,
+        weights: Weights | None = None,
     ) -> None:
         if seconds is not None and seconds <= 0:
             raise ValueError(f"--time must be positive, got {seconds}")
@@ -35,7 +42,7 @@ class AlphaBetaPolicy:
             raise ValueError(f"--depth must be at least 1, got {depth}")
         self.seconds = seconds
         self.depth = depth
-        self.searcher = AlphaBeta(weights or load_weights())
+        self.searcher = AlphaBeta(weights or load_weights(), random.Random(seed))
 
     def __call__(self, game: Game, me: int) -> int:
         return self.searcher.search(game, me, seconds=self.seconds, max_depth=self.depth).move
@@ -60,7 +67,9 @@ def main(argv: Sequence[str] | None = None) -> None:
                         help="evaluation weights JSON (default: the shipped tuned weights)")
     options = parser.parse_args(argv)
     try:
-        policy = AlphaBetaPolicy(seconds=options.time, depth=options.depth, weights=load_weights(options.weights))
+        policy = AlphaBetaPolicy(
+            seconds=options.time, depth=options.depth, seed=options.seed, weights=load_weights(options.weights)
+        )
     except (ValueError, OSError) as problem:
         parser.error(str(problem))
     run(policy, on_game_start=policy.new_game)

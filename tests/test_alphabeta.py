@@ -134,3 +134,15 @@ def test_bad_options_are_refused() -> None:
         AlphaBetaPolicy(seconds=0)
     with pytest.raises(ValueError, match="--depth"):
         AlphaBetaPolicy(depth=0)
+
+
+def test_a_seed_gives_the_same_move() -> None:
+    """The seed decides ties: a fixed depth and seed make the move
+    reproducible, and across seeds both winning first buys of win_in_three
+    (Incantation or Board of Monopoly) are taken."""
+    start = Game(2)
+    for seed in range(5):
+        first = AlphaBetaPolicy(seconds=None, depth=2, seed=seed)(start, 0)
+        assert AlphaBetaPolicy(seconds=None, depth=2, seed=seed)(start, 0) == first
+    moves = {AlphaBetaPolicy(seconds=None, depth=3, seed=seed)(win_in_three(), 0) for seed in range(10)}
+    assert moves == {1, 2}

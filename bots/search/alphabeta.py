@@ -27,6 +27,7 @@ leaves are valued by the heuristic evaluation, strictly between.
 
 from __future__ import annotations
 
+import random
 import time
 from dataclasses import dataclass, field
 from itertools import product
@@ -73,6 +74,7 @@ class AlphaBeta:
     table keeps what the last search learned)."""
 
     weights: Weights
+    rng: random.Random = field(default_factory=random.Random)
     table_size: int = 400_000
     nodes: int = 0
     table: dict[bytes, _Entry] = field(default_factory=dict)
@@ -91,6 +93,10 @@ class AlphaBeta:
         if len(self.table) > self.table_size:
             self.table.clear()
         moves = candidate_moves(game, me)
+        # Among equally valued moves the first searched wins; shuffling the
+        # root's order makes that choice a seeded coin toss, so games against
+        # a deterministic opponent differ from seed to seed.
+        self.rng.shuffle(moves)
         result = SearchResult(moves[0], 0.0, 0, 0)
         if len(moves) == 1:
             return result

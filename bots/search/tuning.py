@@ -51,7 +51,7 @@ def opening(seed: int, base: bool) -> Game:
 
 def _opponent(name: str, incumbent: Weights, depth: int, seed: int) -> Policy:
     if name == "self":
-        return AlphaBetaPolicy(seconds=None, depth=depth, weights=incumbent)
+        return AlphaBetaPolicy(seconds=None, depth=depth, seed=seed, weights=incumbent)
     if name == "expert":
         return expert.decide
     return decent_repro.decide_with(random.Random(seed))
@@ -61,7 +61,7 @@ def _game(job: tuple[tuple[float, ...], tuple[float, ...], str, int, int, bool, 
     """The score (1, 1/2, 0) of the weights under test in one game."""
     tested, incumbent, opponent, seed, seat, base, depth = job
     policies: list[Policy] = [_opponent(opponent, Weights(incumbent), depth, seed)] * 2
-    policies[seat] = AlphaBetaPolicy(seconds=None, depth=depth, weights=Weights(tested))
+    policies[seat] = AlphaBetaPolicy(seconds=None, depth=depth, seed=seed + 1, weights=Weights(tested))
     game = play_out(opening(seed, base), policies)
     if game.winner is None:
         return 0.5
