@@ -84,7 +84,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         )
     except (ValueError, OSError) as problem:
         parser.error(str(problem))
-    run(policy, on_game_start=policy.new_game)
+    run(policy, on_game_start=policy.new_game, max_days=options.max_days)
 
 
 if __name__ == "__main__":
