@@ -1,6 +1,7 @@
 """Benchmarks of the expert, decent-repro and evolved bots and of `evolve`.
 
     python bench/evolve.py [--games 200] [--generations 3] [--population 128] [--tournaments 16]
+                           [--opponents expert,decent-repro --opponent-games 20]
 
 Prints:
 1. time per move of each bot's decide() (mean, 99th percentile, max)
@@ -26,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bots import decent_repro, expert  # noqa: E402
 from bots.evolved import ga  # noqa: E402
 from bots.evolved.bot import policy, shipped_genome  # noqa: E402
+from bots.evolved.opponents import parse_names  # noqa: E402
 from bots.inprocess import play_game  # noqa: E402
 from bots.random_bot import random_policy  # noqa: E402
 from protocol.engine import Game  # noqa: E402
@@ -65,9 +67,18 @@ def move_times(games: int) -> None:
         print(f"{name:<14} {len(times):>7} {1000 * statistics.fmean(times):>8.2f} {1000 * p99:>8.2f} {1000 * times[-1]:>8.2f}")
 
 
-def evolve_speed(generations: int, population: int, tournaments: int) -> None:
-    settings = ga.Settings(population=population, generations=generations, players=4, tournaments=tournaments, seed=1)
-    print(f"\nevolve: population {population}, tables of 4, {tournaments} tournaments a generation, {generations} generations")
+def evolve_speed(
+    generations: int, population: int, tournaments: int, opponents: tuple[str, ...] = (), opponent_games: int = 20
+) -> None:
+    settings = ga.Settings(
+        population=population, generations=generations, players=4, tournaments=tournaments, seed=1,
+        opponents=opponents, opponent_games=opponent_games,
+    )
+    against = f", {opponent_games} games per genome against each of {','.join(opponents)}" if opponents else ""
+    print(
+        f"\nevolve: population {population}, tables of 4, {tournaments} tournaments a generation{against}, "
+        f"{generations} generations"
+    )
     for workers in (1, 2):
         games = 0
         began = time.perf_counter()
@@ -92,13 +103,18 @@ def main() -> None:
     parser.add_argument("--generations", type=int, default=3)
     parser.add_argument("--population", type=int, default=128)
     parser.add_argument("--tournaments", type=int, default=16)
+    parser.add_argument("--opponents", default="", help="outside opponents in the fitness, e.g. expert,decent-repro")
+    parser.add_argument("--opponent-games", type=int, default=20)
     parser.add_argument("--skip-moves", action="store_true")
     parser.add_argument("--skip-evolve", action="store_true")
     options = parser.parse_args()
     if not options.skip_moves:
         move_times(options.games)
     if not options.skip_evolve:
-        evolve_speed(options.generations, options.population, options.tournaments)
+        evolve_speed(
+            options.generations, options.population, options.tournaments,
+            parse_names(options.opponents), options.opponent_games,
+        )
 
 
 if __name__ == "__main__":
