@@ -180,13 +180,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     rng = random.Random(options.seed)
     if options.fresh:
         fresh = FreshGenomes(rng)
-        run(fresh.decide, on_game_start=fresh.new_game)
+        run(fresh.decide, on_game_start=fresh.new_game, max_days=options.max_days)
         return
     try:
         genome = load_genome(options.key, options.genome)
     except (OSError, ValueError, LookupError) as problem:
         parser.error(str(problem))
-    run(policy(genome, rng))
+    run(policy(genome, rng), max_days=options.max_days)
 
 
 if __name__ == "__main__":
