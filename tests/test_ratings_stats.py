@@ -110,3 +110,9 @@ def test_sprt_elo_estimate_from_pairs() -> None:
     elo, low, high = sprt.estimate([0, 0, 0, 3, 1])  # pair scores .75 x3, 1 x1: mean 0.8125
     assert elo == pytest.approx(score_to_elo(0.8125))
     assert low < elo < high
+
+
+def test_elo_text_rounds_and_never_shows_negative_zero() -> None:
+    from tournaments.standings import elo_text
+
+    assert [elo_text(x) for x in (-0.4, 0.4, -12.6, 391.49)] == ["0", "0", "-13", "391"]

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import orjson
 
-from tournaments.standings import Standings, compute
+from tournaments.standings import Standings, compute, elo_text
 from tournaments.store import Store, TournamentRow
 
 _CSS = """
@@ -51,7 +51,7 @@ def standings_table(st: Standings) -> str:
         rows.append(
             f"<tr><td>{i}</td><td class=name>{_esc(n)}</td><td>{r.games}</td><td>{r.wins}</td>"
             f"<td>{r.draws}</td><td>{r.losses}</td><td>{r.forfeits}</td>"
-            f"<td>{g.elo:.0f}</td><td>[{g.low:.0f}, {g.high:.0f}]</td></tr>"
+            f"<td>{elo_text(g.elo)}</td><td>[{elo_text(g.low)}, {elo_text(g.high)}]</td></tr>"
         )
     return (
         "<table id=standings><tr><th>#</th><th class=name>bot</th><th>games</th><th>wins</th>"
@@ -116,10 +116,10 @@ def rating_chart(st: Standings) -> str:
             f"<line x1='{x(g.low):.1f}' y1='{y}' x2='{x(g.high):.1f}' y2='{y}' stroke='#357' stroke-width='2'/>"
         )
         parts.append(f"<circle cx='{x(g.elo):.1f}' cy='{y}' r='4' fill='#c33'><title>{_esc(n)}: "
-                     f"{g.elo:.0f} [{g.low:.0f}, {g.high:.0f}]</title></circle>")
+                     f"{elo_text(g.elo)} [{elo_text(g.low)}, {elo_text(g.high)}]</title></circle>")
     parts.append(
-        f"<text x='{x(lo):.1f}' y='{height - 5}' font-size='11'>{lo:.0f}</text>"
-        f"<text x='{x(hi) - 30:.1f}' y='{height - 5}' font-size='11'>{hi:.0f}</text>"
+        f"<text x='{x(lo):.1f}' y='{height - 5}' font-size='11'>{elo_text(lo)}</text>"
+        f"<text x='{x(hi) - 30:.1f}' y='{height - 5}' font-size='11'>{elo_text(hi)}</text>"
         f"<text x='{x(0) - 3:.1f}' y='{height - 5}' font-size='11'>0</text></svg>"
     )
     return "".join(parts)

@@ -127,6 +127,11 @@ def _reason_kind(reason: str) -> str:
     return reason.split(":", 1)[0].strip() or "unknown"
 
 
+def elo_text(elo: float) -> str:
+    """A rating rounded to a whole number, never shown as "-0"."""
+    return str(round(elo))
+
+
 def render_text(st: Standings) -> str:
     """A plain-text standings table and crosstable for the terminal."""
     w = max([len(n) for n in st.names] + [4])
@@ -138,7 +143,7 @@ def render_text(st: Standings) -> str:
         r, g = st.records[n], st.ratings[n]
         lines.append(
             f"{i:>2}  {n:<{w}}  {r.games:>5}  {r.wins:>5}  {r.draws:>5}  {r.losses:>6}  "
-            f"{r.forfeits:>4}  {g.elo:>6.0f}  [{g.low:.0f}, {g.high:.0f}]"
+            f"{r.forfeits:>4}  {elo_text(g.elo):>6}  [{elo_text(g.low)}, {elo_text(g.high)}]"
         )
     if len(st.names) > 1:
         lines += ["", "Crosstable: row's mean score against column (* = significant at 95%)"]
