@@ -26,7 +26,7 @@ import signal
 import subprocess
 import time
 import uuid
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 __all__ = [
@@ -50,6 +50,28 @@ TOKEN_VARIABLE = "ECONOMANCY_BOT_TOKEN"
 """Environment variable marking a bot's processes, so its descendants can be found."""
 
 _CHUNK = 1 << 16
+_CHUNKS_PER_WAKEUP = 16  # a bot that floods a pipe cannot hold the loop longer than this
+
+
+def _drain(fd: int, take: Callable[[bytes], None], chunks: int = _CHUNKS_PER_WAKEUP) -> bool:
+    """Hand what `fd` holds now to `take`, chunk by chunk; True at end of file.
+
+    Bounded per call, so a bot writing without pause cannot starve the other
+    pipes: the selector wakes us again for the rest.
+    """
+    for _ in range(chunks):
+        try:
+            data = os.read(fd, _CHUNK)
+        except BlockingIOError:
+            return False
+        except OSError:
+            data = b""
+        if not data:
+            return True
+        take(data)
+        if len(data) < _CHUNK:
+            return False
+    return False
 _KEEP_OF_LONG_LINE = 256
 _PR_SET_CHILD_SUBREAPER = 36
 _subreaper: bool | None = None
@@ -232,23 +254,9 @@ class BotProcess:
             return
         del self._out[:n]
 
-    def _read_stdout(self) -> None:
-        fd = self.stdout_fd
-        if fd is None:
-            return
-        while True:
-            try:
-                data = os.read(fd, _CHUNK)
-            except BlockingIOError:
-                return
-            except OSError:
-                data = b""
-            if not data:
-                self.stdout_eof = True
-                return
-            self._take_in(data)
-            if len(data) < _CHUNK:
-                return
+    def _read_stdout(self, chunks: int = _CHUNKS_PER_WAKEUP) -> None:
+        if self.stdout_fd is not None and _drain(self.stdout_fd, self._take_in, chunks):
+            self.stdout_eof = True
 
     def _take_in(self, data: bytes) -> None:
         if self._discarding:
@@ -272,27 +280,16 @@ class BotProcess:
             buf.clear()
 
     def _read_stderr(self) -> None:
-        fd = self.stderr_fd
-        if fd is None:
-            return
-        while True:
-            try:
-                data = os.read(fd, _CHUNK)
-            except BlockingIOError:
-                return
-            except OSError:
-                data = b""
-            if not data:
-                self.stderr_eof = True
-                return
-            kept = self.stderr
-            kept += data
-            excess = len(kept) - self.stderr_limit
-            if excess > 0:
-                del kept[:excess]
-                self.stderr_dropped += excess
-            if len(data) < _CHUNK:
-                return
+        if self.stderr_fd is not None and _drain(self.stderr_fd, self._keep_stderr):
+            self.stderr_eof = True
+
+    def _keep_stderr(self, data: bytes) -> None:
+        kept = self.stderr
+        kept += data
+        excess = len(kept) - self.stderr_limit
+        if excess > 0:
+            del kept[:excess]
+            self.stderr_dropped += excess
 
     # -- protocol ----------------------------------------------------------
 
@@ -363,7 +360,9 @@ class BotGroup:
     # -- event loop --------------------------------------------------------
 
     def _on_exit(self, bot: BotProcess) -> None:
-        bot._read_stdout()  # an answer written just before exiting still counts
+        # An answer written just before exiting still counts: read all that a
+        # well-behaved bot can have left in the pipe, not one wakeup's worth.
+        bot._read_stdout(chunks=(UNREAD_LIMIT + LINE_LIMIT) // _CHUNK + 1)
         bot.exited = True
         if bot.pidfd is not None:
             self.selector.unregister(bot.pidfd)

@@ -13,6 +13,7 @@ import pytest
 
 from driver.botspec import BotSpec
 from driver.game import GameOptions, GameResult, play_game
+from driver.process import STDERR_LIMIT
 
 BOTS = Path(__file__).parent / "bots"
 
@@ -179,6 +180,16 @@ def test_stderr_flood_does_not_block_the_game(pid_file: Path) -> None:
     assert kept.startswith(b"[... ") and b"bytes of standard error dropped" in kept
     assert kept.rstrip().endswith(b"done")
     assert orjson.loads(result.trace[-1])["phase"]["name"] == "end"
+    assert_all_gone(pid_file, 2)
+
+
+def test_endless_stderr_cannot_starve_the_game(pid_file: Path) -> None:
+    # The bot's stderr never pauses: reading it must not hold the referee's
+    # loop, or the answers on stdout would never be seen.
+    result = play([bot("stderr_endless.py"), GOOD], max_days=3, timeout=5.0)
+    assert result.fault is None
+    assert result.days == 3 and orjson.loads(result.trace[-1])["phase"]["name"] == "end"
+    assert len(result.stderr[0]) <= STDERR_LIMIT + 200
     assert_all_gone(pid_file, 2)
 
 
