@@ -10,6 +10,7 @@ from typing import BinaryIO
 import click
 
 from driver.botspec import BotSpec, BotSpecError, parse_bot
+from driver.options import game_options, timeout_option
 
 __all__ = ["main", "EXIT_WINNER", "EXIT_DRAW", "EXIT_FORFEIT", "EXIT_USAGE", "EXIT_CHECK_FAILED"]
 
@@ -49,25 +50,7 @@ Exit status:
   1  the driver itself failed (e.g. the trace's reader went away)"""
 )
 @click.argument("bots", nargs=-1, required=True, metavar="BOT BOT [BOT [BOT]]")
-@click.option("--base", is_flag=True, help="Play with all 13 base-set cards (default: the 8 simple ones).")
-@click.option(
-    "--max-days",
-    "--max_days",
-    "max_days",
-    type=click.IntRange(min=1),
-    default=100,
-    show_default=True,
-    metavar="N",
-    help="Days played before the game is decided as it stands (usually a draw).",
-)
-@click.option(
-    "--timeout",
-    type=click.FloatRange(min=0, min_open=True),
-    default=10.0,
-    show_default=True,
-    metavar="SECONDS",
-    help="Time each bot has for each move.",
-)
+@game_options
 @click.option(
     "--trace",
     "trace",
@@ -75,12 +58,6 @@ Exit status:
     default="-",
     metavar="FILE",
     help="Where the trace goes, one JSON value per line, as the original driver writes it. [default: stdout]",
-)
-@click.option(
-    "--fair",
-    is_flag=True,
-    help="Hide earlier defenders' choices from later defenders (the original shows them; "
-    "traces then differ from the original's).",
 )
 def run(bots: Sequence[str], base: bool, max_days: int, timeout: float, trace: BinaryIO, fair: bool) -> None:
     """Play one game between 2 to 4 bots, in seat order.
@@ -123,14 +100,7 @@ def run(bots: Sequence[str], base: bool, max_days: int, timeout: float, trace: B
 
 @driver.command(epilog=BOT_FORMS + "\n\nExit status: 0 the bot passed, 1 it failed, 2 usage error.")
 @click.argument("bot", metavar="BOT")
-@click.option(
-    "--timeout",
-    type=click.FloatRange(min=0, min_open=True),
-    default=10.0,
-    show_default=True,
-    metavar="SECONDS",
-    help="Time the bot has for each move.",
-)
+@timeout_option
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the opponents' random moves.")
 @click.option("-v", "--verbose", is_flag=True, help="Show every step, not only the failed ones.")
 def check(bot: str, timeout: float, seed: int, verbose: bool) -> None:

@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 import click
 import orjson
 
+from driver.options import base_option, fair_option, max_days_option, timeout_option
 from tournaments import api
 from tournaments.backends import default_concurrency
 from tournaments.errors import TournamentError
@@ -59,12 +60,10 @@ def _user_errors(db: str | Path | None = None) -> Iterator[None]:
 def _play_options(f: F) -> F:
     """Options shared by every command that plays games."""
     decorators = [
-        click.option("--base", is_flag=True, help="Play with all 13 shop cards (default: the simple set)."),
-        click.option("--max-days", type=click.IntRange(1), default=100, show_default=True,
-                     help="Days before a game is a draw."),
-        click.option("--timeout", type=click.FloatRange(0, min_open=True), default=10.0, show_default=True,
-                     help="Seconds a bot has for each move."),
-        click.option("--fair", is_flag=True, help="Hide earlier defenders' choices from later ones."),
+        base_option,
+        max_days_option,
+        timeout_option,
+        fair_option,
         click.option("--concurrency", "-j", type=click.IntRange(1), default=None,
                      help=f"Games played at once [default: the number of cores, {default_concurrency()}]."),
         click.option("--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True,
