@@ -60,6 +60,27 @@ def test_mcts_takes_a_win_in_one() -> None:
     assert MctsPolicy(iterations=300, seed=0)(win_in_one(), 0) == 1  # Board of Monopoly
 
 
+def test_a_decided_move_stops_the_search_early() -> None:
+    searcher = Searcher(load_weights(), seed=0)
+    assert searcher.choose(win_in_one(), 0, iterations=50_000) == 1
+    assert searcher.iterations < 50_000
+
+
+def test_stopping_early_never_changes_the_move(monkeypatch) -> None:
+    """The early stop only skips iterations that could not overtake the
+    leader: with and without it, the same seed plays the same move."""
+    states = [random_state(seed, 2, seed % 2 == 0) for seed in range(12)]
+    early, stopped = [], 0
+    for game in states:
+        searcher = Searcher(load_weights(), seed=5)
+        early.append(searcher.choose(game, game.pending()[0], iterations=3000))
+        stopped += 0 < searcher.iterations < 3000
+    assert stopped >= 3  # else this test compares nothing
+    monkeypatch.setattr(Searcher, "_decided", lambda *args: False)
+    full = [Searcher(load_weights(), seed=5).choose(game, game.pending()[0], iterations=3000) for game in states]
+    assert early == full
+
+
 def test_time_budget_is_kept_with_both_cores_busy() -> None:
     budget = 0.3
     busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
