@@ -43,6 +43,13 @@ PROVEN = WIN - 500.0
 EVAL_SCALE = 100.0
 """Heuristic values lie in (-EVAL_SCALE, EVAL_SCALE)."""
 
+NEXT_DEPTH_COST = 3.0
+"""How many times the last depth's time the next depth is assumed to take
+at least (measured: 5 to 13 times on random base-set positions)."""
+MIN_SPENT = 0.25
+"""Never stop before this share of the budget (early depths are cheap and
+their timings noisy)."""
+
 _EXACT, _LOWER, _UPPER = 0, 1, 2
 _CHECK_EVERY = 64
 
@@ -100,6 +107,7 @@ class AlphaBeta:
         result = SearchResult(moves[0], 0.0, 0, 0)
         if len(moves) == 1:
             return result
+        started = last = time.perf_counter()
         for depth in range(1, max_depth + 1):
             try:
                 value, move = self._root(game, depth, moves)
@@ -108,6 +116,12 @@ class AlphaBeta:
             result = SearchResult(move, value, depth, self.nodes)
             if abs(value) > PROVEN:
                 break  # proven: deeper search cannot change the verdict
+            now = time.perf_counter()
+            if now + NEXT_DEPTH_COST * (now - last) > self.deadline and now - started > MIN_SPENT * (self.deadline - started):
+                # The next depth would not finish, and an unfinished depth
+                # is thrown away: answer now rather than burn the clock.
+                break
+            last = now
         result.nodes = self.nodes
         return result
 
