@@ -8,11 +8,17 @@ set) and requires a win within that many of our moves in every line.
 
 from __future__ import annotations
 
+import itertools
+import random
 from itertools import product
+from types import SimpleNamespace
 
 import pytest
 
 from bots.alphabeta import AlphaBetaPolicy
+from bots.search import alphabeta as alphabeta_search
+from bots.search.alphabeta import AlphaBeta
+from bots.search.evaluation import load_weights
 from protocol.engine import ATTACKING, DEFENDING, Game
 
 SIMPLE_SHOP = {
@@ -146,3 +152,16 @@ def test_a_seed_gives_the_same_move() -> None:
         assert AlphaBetaPolicy(seconds=None, depth=2, seed=seed)(start, 0) == first
     moves = {AlphaBetaPolicy(seconds=None, depth=3, seed=seed)(win_in_three(), 0) for seed in range(10)}
     assert moves == {1, 2}
+
+
+def test_a_depth_that_cannot_finish_is_not_started(monkeypatch) -> None:
+    """On a clock that advances with the work done, the search answers
+    before its deadline: it stops after the last depth it can complete
+    instead of burning the rest of the budget on one it would discard."""
+    ticks = itertools.count()
+    monkeypatch.setattr(alphabeta_search, "time", SimpleNamespace(perf_counter=lambda: next(ticks) * 1e-3))
+    searcher = AlphaBeta(load_weights(), random.Random(0))
+    budget = 20.0  # 20,000 ticks of the fake clock
+    result = searcher.search(Game(2, base=True), 0, seconds=budget)
+    assert result.depth >= 2
+    assert next(ticks) * 1e-3 < budget
