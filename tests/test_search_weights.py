@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from bots.search.evaluation import FEATURES, Weights, evaluate, load_weights, save_weights
-from bots.search.tuning import OPENING_DAYS, opening
+from bots.search.evaluation import FEATURES, Weights, evaluate, features, load_weights, save_weights
+from bots.search.tuning import OPENING_DAYS, START_SHARE, opening
 from protocol.engine import Game
 
 
@@ -16,8 +16,9 @@ def test_shipped_weights_are_tuned_and_complete() -> None:
     assert len(weights.values) == len(FEATURES)
     from importlib import resources
 
-    note = json.loads(resources.files("bots.search").joinpath("weights.json").read_text())["note"]
-    assert "bots.search.tuning" in note  # says how they were made
+    data = json.loads(resources.files("bots.search").joinpath("weights.json").read_text())
+    assert set(data["weights"]) == set(FEATURES)  # none silently left at 0
+    assert "bots.search.tuning" in data["note"]  # says how they were made
 
 
 def test_weights_round_trip(tmp_path) -> None:
@@ -54,7 +55,36 @@ def test_evaluation_prefers_the_richer_player() -> None:
 
 
 def test_openings_are_reproducible_open_games() -> None:
-    for seed in range(5):
+    for seed in range(1, 8):
+        if seed % START_SHARE == 0:
+            continue
         game = opening(seed, seed % 2 == 1)
         assert game.key() == opening(seed, seed % 2 == 1).key()
         assert not game.is_over and game.days_played >= OPENING_DAYS
+
+
+def test_some_openings_are_the_real_start() -> None:
+    assert opening(START_SHARE, True).key() == Game(2, base=True).key()
+    assert opening(START_SHARE + 1, True).key() != Game(2, base=True).key()
+
+
+def _two_players(mine: list[str], theirs: list[str]) -> Game:
+    return Game.from_wire({
+        "day": 1, "phase": {"name": "investing"},
+        "shop": {"Board of Monopoly": 4, "Incantation": 6, "Worker": 4, "Magic Bean Stock": 2,
+                 "Bubble": 2, "Ghost": 4, "Senior Worker": 4, "Gold Fish": 2},
+        "players": [
+            {"coins": 3, "buys": 1, "cards": [{"name": name, "uses": 0} for name in ["Sorcerer's Stipend", *mine]]},
+            {"coins": 3, "buys": 1, "cards": [{"name": name, "uses": 0} for name in ["Sorcerer's Stipend", *theirs]]},
+        ],
+    })
+
+
+def test_exposed_when_outnumbered_by_attackers() -> None:
+    exposed = FEATURES.index("exposed")
+    attackers = FEATURES.index("attackers")
+    game = _two_players(["Worker"], ["Ghost", "Ghost"])  # two attackers against one defender
+    assert features(game, 0)[exposed] == 1.0 and features(game, 1)[exposed] == 0.0
+    assert features(game, 1)[attackers] == 2.0
+    game = _two_players(["Worker", "Bubble"], ["Ghost", "Ghost"])  # Bubble defends but cannot attack
+    assert features(game, 0)[exposed] == 0.0 and features(game, 0)[attackers] == 1.0

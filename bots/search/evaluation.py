@@ -30,6 +30,8 @@ FEATURES: tuple[str, ...] = (
     "defense",
     "defenders",
     "buys",
+    "attackers",
+    "exposed",
 )
 """The names of a player's features, in the order of a weight vector."""
 
@@ -61,32 +63,57 @@ def _traits() -> dict[int, _CardTraits]:
 _TRAITS = _traits()
 
 
-def features(game: Game, player: int) -> list[float]:
-    """The feature vector of `player` (see FEATURES)."""
+def _army(game: Game, player: int) -> tuple[int, float, int, int, int, int]:
+    """points, income, best attack, total defense, defenders, attackers."""
     points = 0
     income = 0.0
     attack = 0
     defense = 0
     defenders = 0
+    attackers = 0
     for card_id, _uses in game.cards(player):
         t = _TRAITS[card_id]
         points += t.points
         income += t.income
-        if t.attack > attack:
-            attack = t.attack
+        if t.attack:
+            attackers += 1
+            if t.attack > attack:
+                attack = t.attack
         if t.defense:
             defense += t.defense
             defenders += 1
-    return [
-        float(points),
-        points * points / 7.0,
-        float(game.coins(player)),
-        income,
-        float(attack),
-        float(defense),
-        float(defenders),
-        float(game.buys(player)),
-    ]
+    return points, income, attack, defense, defenders, attackers
+
+
+def all_features(game: Game) -> list[list[float]]:
+    """Every player's feature vector (see FEATURES). `exposed` is 1 when
+    some opponent has more attackers than the player has defenders: one
+    won bid could eliminate it."""
+    armies = [_army(game, p) for p in range(game.n_players)]
+    alive = [game.alive(p) for p in range(game.n_players)]
+    vectors = []
+    for player, (points, income, attack, defense, defenders, attackers) in enumerate(armies):
+        most_attackers = max(
+            (armies[p][5] for p in range(game.n_players) if p != player and alive[p]), default=0
+        )
+        vectors.append([
+            float(points),
+            points * points / 7.0,
+            float(game.coins(player)),
+            income,
+            float(attack),
+            float(defense),
+            float(defenders),
+            float(game.buys(player)),
+            float(attackers),
+            1.0 if most_attackers > defenders else 0.0,
+        ])
+    return vectors
+
+
+def features(game: Game, player: int) -> list[float]:
+    """The feature vector of `player` (see FEATURES)."""
+    return all_features(game)[player]
 
 
 @dataclass(frozen=True)
@@ -113,21 +140,26 @@ class Weights:
 
 def material(game: Game, player: int, weights: Weights) -> float:
     """`player`'s weighted feature sum; -inf once eliminated."""
-    if not game.alive(player):
-        return -math.inf
-    return sum(w * f for w, f in zip(weights.values, features(game, player)))
+    return _materials(game, weights)[player]
+
+
+def _materials(game: Game, weights: Weights) -> list[float]:
+    values = weights.values
+    return [
+        sum(w * f for w, f in zip(values, vector)) if game.alive(p) else -math.inf
+        for p, vector in enumerate(all_features(game))
+    ]
 
 
 def evaluate(game: Game, me: int, weights: Weights) -> float:
     """`me`'s prospects in (-1, 1): its material against the best
     opponent's. Meaningful for states that are not over."""
-    scores = [material(game, p, weights) for p in range(game.n_players)]
-    return _squash(scores, me, weights.scale)
+    return _squash(_materials(game, weights), me, weights.scale)
 
 
 def evaluate_all(game: Game, weights: Weights) -> list[float]:
     """Every player's prospects in (0, 1), for Monte Carlo leaves."""
-    scores = [material(game, p, weights) for p in range(game.n_players)]
+    scores = _materials(game, weights)
     return [(1.0 + _squash(scores, p, weights.scale)) / 2.0 for p in range(game.n_players)]
 
 
