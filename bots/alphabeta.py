@@ -4,7 +4,7 @@
 
 The search itself is `bots.search.alphabeta` (see its docstring for how
 simultaneous choices and 3-4 players are handled); this module turns it
-into a policy (`alphabeta_policy`, for in-process games) and a bot
+into a policy (`AlphaBetaPolicy`, for in-process games) and a bot
 program (`main`). `--seed` decides the ties between equally valued moves
 (the root's moves are searched in a seeded random order); without it each
 run draws a fresh seed.
@@ -50,10 +50,6 @@ class AlphaBetaPolicy:
     def new_game(self, game: Game, me: int) -> None:
         self.searcher.reset()
 
-
-def alphabeta_policy(**options) -> AlphaBetaPolicy:
-    """A fresh alpha-beta policy for in-process games (see AlphaBetaPolicy)."""
-    return AlphaBetaPolicy(**options)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

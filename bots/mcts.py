@@ -4,7 +4,7 @@
                         [--selection duct|rm] [--leaf playout|eval]
 
 The search itself is `bots.search.mcts`; this module turns it into a
-policy (`mcts_policy`, for in-process games) and a bot program (`main`).
+policy (`MctsPolicy`, for in-process games) and a bot program (`main`).
 The tree is kept between moves and reused when the new state is found
 below the old root; it is dropped at each game's start.
 """
@@ -51,10 +51,6 @@ class MctsPolicy:
     def new_game(self, game: Game, me: int) -> None:
         self.searcher.reset()
 
-
-def mcts_policy(**options) -> MctsPolicy:
-    """A fresh MCTS policy for in-process games (see MctsPolicy's options)."""
-    return MctsPolicy(**options)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
