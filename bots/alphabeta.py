@@ -51,7 +51,6 @@ class AlphaBetaPolicy:
         self.searcher.reset()
 
 
-
 def main(argv: Sequence[str] | None = None) -> None:
     """Entry point of `python -m bots.alphabeta` and `economancy-alphabeta`."""
     parser = option_parser("Economancy bot: paranoid alpha-beta search with a tuned evaluation.", prog="alphabeta")

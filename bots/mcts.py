@@ -52,7 +52,6 @@ class MctsPolicy:
         self.searcher.reset()
 
 
-
 def main(argv: Sequence[str] | None = None) -> None:
     """Entry point of `python -m bots.mcts` and `economancy-mcts`."""
     parser = option_parser("Economancy bot: simultaneous-move Monte Carlo tree search.", prog="mcts")
