@@ -118,6 +118,24 @@ static int can_defend(const Player *p)
     return 0;
 }
 
+/* Spends one use of card `move` to attack (`attack` 1) or defend (0), or
+ * says why it cannot (the reasons the original gives). */
+static const char *use_card(Player *pl, int64_t move, int attack)
+{
+    if (move >= pl->n)
+        return attack ? "attacker card index is too large" : "defender card index is too large";
+    const CardInfo *c = &CARDS[pl->id[move]];
+    int limit = attack ? c->attacks : c->defends;
+    if (pl->uses[move] >= limit) {
+        if (limit == 0)
+            return attack ? "card cannot attack" : "card cannot defend";
+        return attack ? "card for attack is already used to its maximum"
+                      : "card for defend is already used to its maximum";
+    }
+    pl->uses[move]++;
+    return NULL;
+}
+
 /* The original ends the attack phase when no card has uses < attacks
    (attack level not consulted; it only differs for cards without one). */
 static int can_attack(const Player *p)
@@ -500,13 +518,9 @@ static const char *apply_move(State *s, int p, int64_t move)
             end_attack(s);
             return NULL;
         }
-        if (move >= pl->n)
-            return "attacker card index is too large";
-        const CardInfo *c = &CARDS[pl->id[move]];
-        if (pl->uses[move] >= c->attacks)
-            return c->attacks == 0 ? "card cannot attack"
-                                   : "card for attack is already used to its maximum";
-        pl->uses[move]++;
+        const char *refused = use_card(pl, move, 1);
+        if (refused)
+            return refused;
         s->attacker_card = (int16_t)move;
         s->eligible = 0;
         for (int j = 0; j < s->np; j++)
@@ -524,13 +538,9 @@ static const char *apply_move(State *s, int p, int64_t move)
     case DEFENDING: {
         if (move < 0)
             return BAD_MOVE;
-        if (move >= pl->n)
-            return "defender card index is too large";
-        const CardInfo *c = &CARDS[pl->id[move]];
-        if (pl->uses[move] >= c->defends)
-            return c->defends == 0 ? "card cannot defend"
-                                   : "card for defend is already used to its maximum";
-        pl->uses[move]++;
+        const char *refused = use_card(pl, move, 0);
+        if (refused)
+            return refused;
         s->def_card[p] = (int16_t)move;
         int nd = next_defender(s, p);
         if (nd < 0) {
