@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tournaments.entrants import Entrant
 from tournaments.errors import TournamentError
 from tournaments.schedule import gauntlet, round_robin, seatings
 from tournaments.store import GameRecord, Store, compress_lines
@@ -73,6 +74,21 @@ def test_incompatible_schema_version_is_refused(tmp_path: Path) -> None:
     with pytest.raises(TournamentError, match="schema version 99"):
         Store.open(db)
     assert db.read_bytes() == before
+
+
+def test_our_bots_resume_under_another_interpreter(tmp_path: Path) -> None:
+    """A recreated venv moves `python`; the same command must resume the
+    same tournament. A user's own program keeps its exact command."""
+    ours = [Entrant("mcts", (f"/{venv}/bin/python", "-P", "-m", "bots.mcts", "--time", "0.5"), None)
+            for venv in ("old", "new")]
+    theirs = [Entrant("mine", (f"/{venv}/bin/python", "mine.py"), None) for venv in ("old", "new")]
+    store = Store.open(tmp_path / "t.sqlite")
+    try:
+        first = store.tournament("round-robin", {"players": 2}, [ours[0].identity, theirs[0].identity])
+        assert store.tournament("round-robin", {"players": 2}, [ours[1].identity, theirs[0].identity]) == first
+        assert store.tournament("round-robin", {"players": 2}, [ours[1].identity, theirs[1].identity]) != first
+    finally:
+        store.close()
 
 
 def test_round_robin_balances_seats() -> None:

@@ -30,6 +30,15 @@ class Entrant:
 
     @property
     def identity(self) -> tuple[str, tuple[str, ...]]:
+        """What makes two runs the same tournament: the name and the
+        command, except that our own bots are recorded with `python` for
+        the interpreter, which is wherever this installation's Python
+        lives: a recreated virtual environment or another machine must
+        resume the same run, not start a new one beside it."""
+        from bots.registry import owns
+
+        if owns(self.argv):
+            return (self.name, ("python", *self.argv[1:]))
         return (self.name, self.argv)
 
 
