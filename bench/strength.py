@@ -1,0 +1,142 @@
+"""The search bots' strength protocol, through the real tournament harness.
+
+    python bench/strength.py [--db-dir DIR] [--games N] [--only NAME ...] [--list] [--summary]
+
+Each pairing is a `tournament round-robin` (real bot processes, the real
+referee, seats swapped or rotated) stored in its own database under
+`--db-dir` (default `strength/`), so an interrupted run resumes where it
+stopped and `--games` can be raised later. The table printed at the end
+gives the search bot's wins with their 95% Wilson interval for every
+pairing that has games; `--summary` prints it without playing.
+
+Games against a deterministic bot (`expert`) are far from independent:
+the search bot's only variety is its seeded tie-breaks and the clock, so
+the interval overstates what those games say about other positions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tournaments import PlayOptions, Store, round_robin  # noqa: E402
+from tournaments.stats.crosstable import wilson  # noqa: E402
+
+
+@dataclass(frozen=True)
+class Pairing:
+    name: str
+    bots: tuple[str, ...]  # the bot measured first
+    base: bool = False
+    players: int = 2
+    concurrency: int = 2  # 1 when two searchers share a game
+
+    @property
+    def seatings(self) -> int:
+        """Both seatings for 2 players; a Latin square (one seating per
+        seat) for more, where all 24 permutations would be wasteful."""
+        return 2 if self.players == 2 else self.players
+
+
+def _pairings() -> list[Pairing]:
+    pairings = []
+    for bot in ("mcts", "alphabeta"):
+        for opponent in ("expert", "random"):
+            for base in (False, True):
+                name = f"{bot}-{opponent}-{'base' if base else 'simple'}"
+                pairings.append(Pairing(name, (f"{bot} --time 0.5", opponent), base))
+    pairings += [
+        Pairing("mcts-decent-simple", ("mcts --time 0.5", "decent-repro")),
+        Pairing("mcts-decent-base", ("mcts --time 0.5", "decent-repro"), base=True),
+        Pairing("mcts-vs-3-expert", ("mcts --time 0.5", "expert", "expert", "expert"), players=4),
+        Pairing("alphabeta-vs-3-expert", ("alphabeta --time 0.5", "expert", "expert", "expert"), players=4),
+        Pairing("mcts-alphabeta-simple", ("mcts --time 0.5", "alphabeta --time 0.5"), concurrency=1),
+    ]
+    pairings += [Pairing(f"mcts-{t}s-evolved", (f"mcts --time {t}", "evolved")) for t in ("0.1", "0.5", "2")]
+    return pairings
+
+
+PAIRINGS = _pairings()
+
+
+def play(pairing: Pairing, db: Path, games: int) -> None:
+    """Play (or resume) one pairing, at least `games` games in all."""
+    seatings = "latin" if pairing.players > 2 else "all"
+    per_seating = -(-games // pairing.seatings)
+    round_robin(
+        list(pairing.bots), players=pairing.players, games=per_seating, seatings=seatings, db=db,
+        options=PlayOptions(base=pairing.base), concurrency=pairing.concurrency, progress=True,
+    )
+
+
+def wins(db: Path) -> tuple[int, int, int]:
+    """The measured bot's wins, the games, and the draws or faults, over
+    every game in `db` (the bot entered first)."""
+    with Store.open(db) as store:
+        rows = store.tournaments()
+        if not rows:
+            return 0, 0, 0
+        measured = rows[0].entrants[0][0]
+        won = games = other = 0
+        for game in store.games():
+            games += 1
+            if game.winner is None:
+                other += 1
+            elif game.seats[game.winner] == measured:
+                won += 1
+    return won, games, other
+
+
+def summary(db_dir: Path, pairings: list[Pairing]) -> None:
+    print(f"{'pairing':26s} {'wins':>12s}  {'rate':>6s}  95% interval    draws/faults")
+    for pairing in pairings:
+        db = db_dir / f"{pairing.name}.sqlite"
+        if not db.exists():
+            continue
+        won, games, other = wins(db)
+        if games == 0:
+            continue
+        low, high = wilson(won, games)
+        print(f"{pairing.name:26s} {won:>5d} / {games:<5d} {100 * won / games:5.1f}%  "
+              f"[{100 * low:4.1f}, {100 * high:5.1f}]  {other}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--db-dir", type=Path, default=Path("strength"), help="where each pairing's database goes")
+    parser.add_argument("--games", type=int, default=400, help="games per pairing, seats balanced (default %(default)s)")
+    parser.add_argument("--only", nargs="+", metavar="NAME", help="these pairings only (see --list)")
+    parser.add_argument("--list", action="store_true", help="list the pairings and exit")
+    parser.add_argument("--summary", action="store_true", help="print the table of what is stored, play nothing")
+    options = parser.parse_args()
+    chosen = PAIRINGS
+    if options.only:
+        known = {p.name: p for p in PAIRINGS}
+        unknown = [name for name in options.only if name not in known]
+        if unknown:
+            parser.error(f"unknown pairings {unknown}; see --list")
+        chosen = [known[name] for name in options.only]
+    if options.list:
+        for p in PAIRINGS:
+            print(f"{p.name:26s} {' vs '.join(p.bots)}{' (base)' if p.base else ''}")
+        return
+    if options.games < 1:
+        parser.error("--games must be at least 1")
+    options.db_dir.mkdir(parents=True, exist_ok=True)
+    if not options.summary:
+        for pairing in chosen:
+            print(f"== {pairing.name}: {' vs '.join(pairing.bots)}{' (base set)' if pairing.base else ''}", flush=True)
+            try:
+                play(pairing, options.db_dir / f"{pairing.name}.sqlite", options.games)
+            except KeyboardInterrupt:
+                print("\ninterrupted: finished games are stored; run the same command to resume", file=sys.stderr)
+                break
+    summary(options.db_dir, chosen)
+
+
+if __name__ == "__main__":
+    main()
