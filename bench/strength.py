@@ -42,6 +42,11 @@ class Pairing:
         return 2 if self.players == 2 else self.players
 
 
+STRONGEST = "alphabeta"
+"""Our strongest bot, the one measured against decent-repro: alpha-beta
+beat MCTS in the head-to-head pairing `mcts-alphabeta-simple`."""
+
+
 def _pairings() -> list[Pairing]:
     pairings = []
     for bot in ("mcts", "alphabeta"):
@@ -50,8 +55,8 @@ def _pairings() -> list[Pairing]:
                 name = f"{bot}-{opponent}-{'base' if base else 'simple'}"
                 pairings.append(Pairing(name, (f"{bot} --time 0.5", opponent), base))
     pairings += [
-        Pairing("mcts-decent-simple", ("mcts --time 0.5", "decent-repro")),
-        Pairing("mcts-decent-base", ("mcts --time 0.5", "decent-repro"), base=True),
+        Pairing(f"{STRONGEST}-decent-simple", (f"{STRONGEST} --time 0.5", "decent-repro")),
+        Pairing(f"{STRONGEST}-decent-base", (f"{STRONGEST} --time 0.5", "decent-repro"), base=True),
         Pairing("mcts-vs-3-expert", ("mcts --time 0.5", "expert", "expert", "expert"), players=4),
         Pairing("alphabeta-vs-3-expert", ("alphabeta --time 0.5", "expert", "expert", "expert"), players=4),
         Pairing("mcts-alphabeta-simple", ("mcts --time 0.5", "alphabeta --time 0.5"), concurrency=1),
