@@ -126,23 +126,28 @@ def _run_until(args: list[str], db: Path, n: int, sig: int) -> tuple[int, str, s
 
 def test_interrupt_and_kill_lose_no_game_and_resume_plays_only_the_rest(tmp_path: Path) -> None:
     db = tmp_path / "r.sqlite"
-    args = ["round-robin", PASSIVE, PASSIVE, PASSIVE, "--games", "4", "--max-days", "40", "--db", str(db), "-j", "2"]
+    # Enough games that a loaded machine cannot finish them all between the
+    # third stored game and the signal (24 once could).
+    per_seating = 16
+    total = 3 * 2 * per_seating
+    args = ["round-robin", PASSIVE, PASSIVE, PASSIVE, "--games", str(per_seating), "--max-days", "40", "--db", str(db),
+            "-j", "2"]
     code, err, left = _run_until(args, db, 3, signal.SIGINT)
     first = _stored(db)
     assert code == 130 and "resume" in err and not left
-    assert 3 <= len(first) < 24
+    assert 3 <= len(first) < total
     code, _, left = _run_until(args, db, len(first) + 3, signal.SIGKILL)
     second = _stored(db)
     assert code == -signal.SIGKILL and not left  # workers and bots died with the parent
-    assert len(second) < 24 and all(second[k] == first[k] for k in first)  # nothing lost or replayed
+    assert len(second) < total and all(second[k] == first[k] for k in first)  # nothing lost or replayed
     out = cli(*args, "--json")
     assert out.returncode == 0, out.stderr
     final = _stored(db)
-    assert len(final) == 24 and all(final[k] == second[k] for k in second)
+    assert len(final) == total and all(final[k] == second[k] for k in second)
     import orjson
 
     report = orjson.loads(out.stdout)
-    assert report["played_now"] == 24 - len(second) and report["games"] == 24
+    assert report["played_now"] == total - len(second) and report["games"] == total
 
 
 def test_elimination_with_four_player_tables_byes_and_resume(tmp_path: Path) -> None:
