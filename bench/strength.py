@@ -79,8 +79,8 @@ def play(pairing: Pairing, db: Path, games: int) -> None:
 
 
 def wins(db: Path) -> tuple[int, int, int]:
-    """The measured bot's wins, the games, and the draws or faults, over
-    every game in `db` (the bot entered first)."""
+    """The measured bot's wins, the games, and the games without a winner,
+    over every game in `db` (the bot entered first)."""
     with Store.open(db) as store:
         rows = store.tournaments()
         if not rows:
@@ -97,7 +97,7 @@ def wins(db: Path) -> tuple[int, int, int]:
 
 
 def summary(db_dir: Path, pairings: list[Pairing]) -> None:
-    print(f"{'pairing':26s} {'wins':>12s}  {'rate':>6s}  95% interval    draws/faults")
+    print(f"{'pairing':26s} {'wins':>12s}  {'rate':>6s}  95% interval    no winner")
     for pairing in pairings:
         db = db_dir / f"{pairing.name}.sqlite"
         if not db.exists():
