@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 import json
+from importlib import resources
 
 import pytest
 
 from bots.search.evaluation import FEATURES, Weights, evaluate, features, load_weights, save_weights
-from bots.search.tuning import OPENING_DAYS, START_SHARE, opening
+from bots.search.tuning import OPENING_DAYS, START_SHARE, best_of, opening, parse_sweep
+from bots.search.tuning import main as tuning_main
 from protocol.engine import Game
 
 
 def test_shipped_weights_are_tuned_and_complete() -> None:
     weights = load_weights()
     assert len(weights.values) == len(FEATURES)
-    from importlib import resources
-
     data = json.loads(resources.files("bots.search").joinpath("weights.json").read_text())
     assert set(data["weights"]) == set(FEATURES)  # none silently left at 0
     assert "bots.search.tuning" in data["note"]  # says how they were made
@@ -88,3 +88,33 @@ def test_exposed_when_outnumbered_by_attackers() -> None:
     assert features(game, 1)[attackers] == 2.0
     game = _two_players(["Worker", "Bubble"], ["Ghost", "Ghost"])  # Bubble defends but cannot attack
     assert features(game, 0)[exposed] == 0.0 and features(game, 0)[attackers] == 1.0
+
+
+def test_sweep_arguments_are_checked() -> None:
+    assert parse_sweep("coins=0.1, 0.5,2") == ("coins", [0.1, 0.5, 2.0])
+    with pytest.raises(ValueError, match="FEATURE one of"):
+        parse_sweep("charisma=1")
+    with pytest.raises(ValueError, match="numbers"):
+        parse_sweep("coins=a,b")
+    with pytest.raises(ValueError, match="names no value"):
+        parse_sweep("coins=")
+
+
+def test_sweep_keeps_the_best_value_and_a_tie_changes_nothing() -> None:
+    assert best_of([(0.1, 3.0), (0.5, 5.0), (1.0, 4.0)], current=1.0) == 0.5
+    assert best_of([(0.1, 5.0), (0.5, 5.0), (2.0, 5.0)], current=0.5) == 0.5
+    assert best_of([(0.1, 5.0), (2.0, 5.0)], current=1.5) == 2.0
+
+
+def test_a_sweep_plays_every_value_on_the_same_games(tmp_path) -> None:
+    out = tmp_path / "w.json"
+    tuning_main(["--sweep", "coins=0,0.5", "--openings", "1", "--depth", "1", "--jobs", "1", "--out", str(out)])
+    swept = load_weights(str(out))
+    shipped = load_weights()
+    coins = FEATURES.index("coins")
+    assert swept.values[coins] in (0.0, 0.5)
+    assert [w for i, w in enumerate(swept.values) if i != coins] == [
+        w for i, w in enumerate(shipped.values) if i != coins]
+    note = json.loads(out.read_text())["note"]
+    assert "--sweep coins=0,0.5" in note and "of 4 games" in note
+    assert note.startswith(json.loads(resources.files("bots.search").joinpath("weights.json").read_text())["note"])

@@ -176,14 +176,21 @@ def _squash(scores: list[float], me: int, scale: float) -> float:
 DEFAULT_WEIGHTS_FILE = "weights.json"
 
 
-def load_weights(path: str | None = None) -> Weights:
-    """The shipped tuned weights (or those in the JSON file at `path`)."""
+def _weights_json(path: str | None) -> dict:
     if path is None:
         text = resources.files("bots.search").joinpath(DEFAULT_WEIGHTS_FILE).read_text()
     else:
         with open(path, encoding="utf-8") as handle:
             text = handle.read()
     data = json.loads(text)
+    if not isinstance(data, dict):
+        raise ValueError(f"{path or DEFAULT_WEIGHTS_FILE}: not a weights file (not a JSON object)")
+    return data
+
+
+def load_weights(path: str | None = None) -> Weights:
+    """The shipped tuned weights (or those in the JSON file at `path`)."""
+    data = _weights_json(path)
     try:
         return Weights.from_dict(data["weights"], float(data.get("scale", 10.0)))
     except (KeyError, TypeError, ValueError) as problem:
@@ -196,3 +203,8 @@ def save_weights(weights: Weights, path: str, note: str) -> None:
     with open(path, "w", encoding="utf-8") as handle:
         json.dump(data, handle, indent=2)
         handle.write("\n")
+
+
+def load_note(path: str | None = None) -> str:
+    """How the weights at `path` (default: the shipped ones) were made."""
+    return str(_weights_json(path).get("note", ""))

@@ -15,6 +15,15 @@ higher; the step size follows the 1/5 success rule.
 Random openings (both players move at random for the first days) give
 the deterministic searchers different games to play; without them two
 alpha-beta bots would replay one game per seating.
+
+The ES tunes cheaply, at a shallow depth, and a shallow search values
+some features differently from the bot's real one. So one weight at a
+time can also be checked at the bot's real depth by a sweep:
+
+    python -m bots.search.tuning --sweep coins=0.005,0.05,0.2,0.5,1,2 --depth 4
+
+plays each value (every other weight as shipped) against `expert` and
+`decent-repro` from the same openings and seats, and keeps the best.
 """
 
 from __future__ import annotations
@@ -28,7 +37,7 @@ from concurrent.futures import ProcessPoolExecutor
 from bots import decent_repro, expert
 from bots.alphabeta import AlphaBetaPolicy
 from bots.inprocess import Policy, play_out
-from bots.search.evaluation import FEATURES, Weights, load_weights, save_weights
+from bots.search.evaluation import FEATURES, Weights, load_note, load_weights, save_weights
 from protocol.engine import ATTACKING, DEFENDING, Game
 
 OPENING_DAYS = 2
@@ -120,6 +129,50 @@ def tune(
     return incumbent, history
 
 
+def parse_sweep(text: str) -> tuple[str, list[float]]:
+    """`coins=0.1,0.5,1` -> ("coins", [0.1, 0.5, 1.0])."""
+    name, sep, values = text.partition("=")
+    if not sep or name not in FEATURES:
+        raise ValueError(f"--sweep wants FEATURE=V1,V2,... with FEATURE one of {', '.join(FEATURES)}; got {text!r}")
+    try:
+        numbers = [float(v) for v in values.split(",") if v.strip()]
+    except ValueError:
+        raise ValueError(f"--sweep values must be numbers: {values!r}") from None
+    if not numbers:
+        raise ValueError(f"--sweep {name}= names no value")
+    return name, numbers
+
+
+def with_weight(weights: Weights, feature: str, value: float) -> Weights:
+    values = list(weights.values)
+    values[FEATURES.index(feature)] = value
+    return Weights(tuple(values), weights.scale)
+
+
+def sweep(
+    start: Weights, feature: str, values: Sequence[float], openings: int, depth: int, jobs: int, log=print,
+) -> list[tuple[float, float]]:
+    """Each value's total score (of 2 opponents x `openings` x 2 seats),
+    every value playing the same openings: a paired comparison, so the
+    differences are the weight's, not the openings'."""
+    seeds = list(range(openings))
+    results = []
+    with ProcessPoolExecutor(jobs) as pool:
+        for value in values:
+            total = score(pool, with_weight(start, feature, value), start, seeds, depth, OPPONENTS[1:])
+            results.append((value, total))
+            games = (len(OPPONENTS) - 1) * 2 * openings
+            log(f"{feature}={value:g}: {total:g}/{games} ({100 * total / games:.1f}%)", flush=True)
+    return results
+
+
+def best_of(results: Sequence[tuple[float, float]], current: float) -> float:
+    """The best-scoring value; among equals, the one nearest the current
+    weight (a tie is no evidence for a change)."""
+    top = max(total for _, total in results)
+    return min((value for value, total in results if total == top), key=lambda v: abs(v - current))
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="Tune the search evaluation's weights by self-play ((1+1)-ES).")
     parser.add_argument("--generations", type=int, default=20)
@@ -129,9 +182,28 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--start", default=None, help="weights file to start from (default: the shipped one)")
     parser.add_argument("--out", default=None, help="write the tuned weights here (default: print only)")
+    parser.add_argument("--sweep", default=None, metavar="FEATURE=V1,V2,...",
+                        help="instead of the ES, score each value of one weight (others as --start) and keep the best")
     options = parser.parse_args(argv)
     start = load_weights(options.start)
     began = time.perf_counter()
+    if options.sweep:
+        try:
+            feature, values = parse_sweep(options.sweep)
+        except ValueError as err:
+            parser.error(str(err))
+        results = sweep(start, feature, values, options.openings, options.depth, options.jobs)
+        current = start.values[FEATURES.index(feature)]
+        chosen = best_of(results, current)
+        print(f"best {feature}={chosen:g} (was {current:g})")
+        if options.out:
+            table = ", ".join(f"{v:g}: {t:g}" for v, t in results)
+            games = (len(OPPONENTS) - 1) * 2 * options.openings
+            note = (f"{feature} set to {chosen:g} by `python -m bots.search.tuning --sweep {options.sweep} "
+                    f"--openings {options.openings} --depth {options.depth}` (scores of {games} games against "
+                    f"expert and decent-repro: {table}).")
+            save_weights(with_weight(start, feature, chosen), options.out, f"{load_note(options.start)} {note}".strip())
+        return
 
     def save(weights: Weights, history: list[str]) -> None:
         if not options.out:
