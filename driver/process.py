@@ -26,6 +26,7 @@ import signal
 import subprocess
 import time
 import uuid
+import weakref
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -38,6 +39,7 @@ __all__ = [
     "BotProcess",
     "BotGroup",
     "become_subreaper",
+    "kill_started_bots",
 ]
 
 LINE_LIMIT = 1 << 20
@@ -157,6 +159,7 @@ class BotProcess:
             message = f"cannot start bot {name!r} ({' '.join(argv)}): {e.strerror or e}{hint}"
             raise BotStartError(e.errno, message) from e
         self.pid = self.popen.pid
+        _started.add(self)
         assert self.popen.stdin and self.popen.stdout and self.popen.stderr
         self.stdin_fd: int | None = self.popen.stdin.fileno()
         self.stdout_fd: int | None = self.popen.stdout.fileno()
@@ -543,38 +546,8 @@ class BotGroup:
 
     def _descendants(self) -> dict[int, int]:
         """Live or zombie processes (pid -> ppid) started by our bots, other
-        than the bots themselves: members of their sessions or groups, their
-        descendants, our reparented orphans carrying a bot's token, and any
-        process seen as one of these before (a zombie's environment can no
-        longer be read, but it still has to be reaped)."""
-        bot_pids = {b.pid for b in self.bots}
-        tokens = {b.token.encode() for b in self.bots}
-        table = _process_table()
-        me = os.getpid()
-        children: dict[int, list[int]] = {}
-        for pid, (ppid, *_rest) in table.items():
-            children.setdefault(ppid, []).append(pid)
-        found: set[int] = set()
-        stack = [p for p in bot_pids if p in table]
-        for pid, (ppid, pgrp, sid, start) in table.items():
-            if pid in bot_pids:
-                continue
-            if (
-                self._seen.get(pid) == start
-                or pgrp in bot_pids
-                or sid in bot_pids
-                or (ppid == me and _environ_has_token(pid, tokens))
-            ):
-                found.add(pid)
-                stack.append(pid)
-        while stack:  # and everything below them
-            for child in children.get(stack.pop(), ()):
-                if child not in found and child not in bot_pids:
-                    found.add(child)
-                    stack.append(child)
-        for pid in found:
-            self._seen[pid] = table[pid][3]
-        return {pid: table[pid][0] for pid in found}
+        than the bots themselves (see `_descendants_of`)."""
+        return _descendants_of(self.bots, self._seen)
 
     def _drain_stderr(self, grace: float) -> None:
         deadline = time.monotonic() + grace
@@ -603,6 +576,62 @@ class BotGroup:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _descendants_of(bots: Sequence[BotProcess], seen: dict[int, int]) -> dict[int, int]:
+    """Live or zombie processes (pid -> ppid) started by `bots`, other than
+    the bots themselves: members of their sessions or groups, their
+    descendants, our reparented orphans carrying a bot's token, and any
+    process in `seen` (pid -> start time, updated here: a zombie's
+    environment can no longer be read, but it still has to be reaped)."""
+    bot_pids = {b.pid for b in bots}
+    tokens = {b.token.encode() for b in bots}
+    table = _process_table()
+    me = os.getpid()
+    children: dict[int, list[int]] = {}
+    for pid, (ppid, *_rest) in table.items():
+        children.setdefault(ppid, []).append(pid)
+    found: set[int] = set()
+    stack = [p for p in bot_pids if p in table]
+    for pid, (ppid, pgrp, sid, start) in table.items():
+        if pid in bot_pids:
+            continue
+        if (
+            seen.get(pid) == start
+            or pgrp in bot_pids
+            or sid in bot_pids
+            or (ppid == me and _environ_has_token(pid, tokens))
+        ):
+            found.add(pid)
+            stack.append(pid)
+    while stack:  # and everything below them
+        for child in children.get(stack.pop(), ()):
+            if child not in found and child not in bot_pids:
+                found.add(child)
+                stack.append(child)
+    for pid in found:
+        seen[pid] = table[pid][3]
+    return {pid: table[pid][0] for pid in found}
+
+
+_started: weakref.WeakSet[BotProcess] = weakref.WeakSet()
+"""Every bot this process started: what `kill_started_bots` ends."""
+
+
+def kill_started_bots() -> None:
+    """SIGKILL every bot this process started and has not reaped, and all
+    their processes, without waiting.
+
+    For a process that must end now (a tournament worker told to stop):
+    closing each game's bots in turn would wait out their grace periods.
+    Reaped bots are skipped, since their pid may now be another process's.
+    """
+    bots = [b for b in list(_started) if b.popen.returncode is None]
+    for pid in _descendants_of(bots, {}):
+        _kill(pid, signal.SIGKILL)
+    for bot in bots:
+        _kill(bot.pid, signal.SIGKILL)
+        _killpg(bot.pid, signal.SIGKILL)
 
 
 def _kill(pid: int, sig: int) -> None:

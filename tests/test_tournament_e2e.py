@@ -10,6 +10,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 
 from tournaments import PlayOptions, elimination, gauntlet, round_robin, sprt
 
@@ -101,20 +103,25 @@ def _alive(pid: int) -> bool:
         return False
 
 
-def _run_until(args: list[str], db: Path, n: int, sig: int) -> tuple[int, str, set[int]]:
-    """Run the CLI until `n` games are stored, then send `sig` (SIGINT to the
-    process group, as a terminal's Ctrl-C does; anything else to the parent
-    only). Returns the exit status, stderr and the processes left after 5 s."""
+def _start_cli(args: list[str]) -> subprocess.Popen[str]:
+    """The tournament CLI in a process group of its own, as from a terminal."""
     # A terminal's Ctrl-C reaches a program whose SIGINT is at its default.
     # This test may itself run in the background of a script, where the
     # shell has set SIGINT to ignored and every child inherits that, so the
     # child restores the default before the CLI starts.
     main = ("import signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
             "from tournaments.cli import tournament_main; tournament_main()")
-    proc = subprocess.Popen(
+    return subprocess.Popen(
         [sys.executable, "-c", main, *args],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
     )
+
+
+def _run_until(args: list[str], db: Path, n: int, sig: int) -> tuple[int, str, set[int]]:
+    """Run the CLI until `n` games are stored, then send `sig` (SIGINT to the
+    process group, as a terminal's Ctrl-C does; anything else to the parent
+    only). Returns the exit status, stderr and the processes left after 5 s."""
+    proc = _start_cli(args)
     deadline = time.monotonic() + 60
     while len(_stored(db)) < n and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -152,6 +159,42 @@ def test_interrupt_and_kill_lose_no_game_and_resume_plays_only_the_rest(tmp_path
 
     report = orjson.loads(out.stdout)
     assert report["played_now"] == total - len(second) and report["games"] == total
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_stopping_abandons_the_games_in_flight_at_once(tmp_path: Path, sig: int) -> None:
+    """Both games in flight would end only at the 60 s timeout of the bot
+    that never answers: stopping must not wait for them, nor leave a
+    worker or a bot behind. SIGTERM goes to the parent alone, SIGINT to the
+    whole process group as a terminal's Ctrl-C."""
+    db = tmp_path / "h.sqlite"
+    proc = _start_cli(["round-robin", HANG, PASSIVE, "--games", "1", "--timeout", "60", "--db", str(db), "-j", "2"])
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:
+        family = _descendants(proc.pid)
+        if sum("hang.py" in _cmdline(pid) for pid in family) == 2:
+            break
+        time.sleep(0.05)
+    else:
+        pytest.fail("the two games never started")
+    asked = time.monotonic()
+    os.killpg(proc.pid, sig) if sig == signal.SIGINT else os.kill(proc.pid, sig)
+    _, err = proc.communicate(timeout=90)
+    took = time.monotonic() - asked
+    assert proc.returncode == 130 and "resume" in err, err
+    assert took < 30, f"stopping waited {took:.0f} s for the games in flight"
+    deadline = time.monotonic() + 5
+    while any(map(_alive, family)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not set(filter(_alive, family))
+    assert _stored(db) == {}
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
 
 
 def test_elimination_with_four_player_tables_byes_and_resume(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor
 from concurrent.futures import wait as wait_futures
 from typing import Any, Protocol
 
+from driver.process import kill_started_bots
 from tournaments.errors import TournamentError
 from tournaments.store import GameRecord
 from tournaments.workers import Job, play
@@ -54,7 +55,7 @@ class LocalBackend:
         self._pool = ProcessPoolExecutor(
             max_workers=concurrency,
             mp_context=multiprocessing.get_context("spawn"),
-            initializer=_die_with_parent,
+            initializer=_start_worker,
             initargs=(os.getpid(),),
         )
 
@@ -69,20 +70,44 @@ class LocalBackend:
         return handle.result()
 
     def close(self, cancel: bool = False) -> None:
+        """Wait for the games in flight, or with `cancel` abandon them: the
+        workers are told to stop (SIGTERM) so that neither they nor the exit
+        of this process waits for games whose results nobody will store."""
+        # The pool's own table of workers: ProcessPoolExecutor has no public
+        # way to stop running work before Python 3.14's terminate_workers().
+        workers = list((getattr(self._pool, "_processes", None) or {}).values()) if cancel else []
+        for worker in workers:
+            try:
+                worker.terminate()
+            except (OSError, ValueError):  # already gone, or closed
+                pass
         self._pool.shutdown(wait=not cancel, cancel_futures=cancel)
 
 
-def _die_with_parent(parent: int) -> None:
-    """A killed tournament leaves no idle workers behind: each worker gets
-    SIGTERM when the parent dies (Linux; elsewhere a no-op). The bots of a
-    game in progress then see their input close and exit."""
+def _start_worker(parent: int) -> None:
+    """A worker lives and dies by the tournament.
+
+    Ctrl-C reaches the whole process group, but it is the parent's to
+    handle: it decides what is stored and then stops the workers. SIGTERM,
+    from the parent stopping or dying, ends the worker at once together
+    with its bots (which run in sessions of their own, out of reach of the
+    terminal's signals). A killed tournament leaves no worker behind: each
+    gets SIGTERM when the parent dies (Linux; elsewhere a no-op).
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _stop_worker)
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
     except (OSError, AttributeError):
         return
     if os.getppid() != parent:  # the parent died before the line above
-        os._exit(1)
+        _stop_worker(signal.SIGTERM, None)
+
+
+def _stop_worker(signum: int, frame: object) -> None:
+    kill_started_bots()
+    os._exit(128 + signum)
 
 
 class RayBackend:
