@@ -10,6 +10,7 @@ import pytest
 from bots.search.evaluation import FEATURES, Weights, evaluate, features, load_weights, save_weights
 from bots.search.tuning import OPENING_DAYS, START_SHARE, best_of, opening, parse_sweep
 from bots.search.tuning import main as tuning_main
+from protocol import cards as card_table
 from protocol.engine import Game
 
 
@@ -68,14 +69,16 @@ def test_some_openings_are_the_real_start() -> None:
     assert opening(START_SHARE + 1, True).key() != Game(2, base=True).key()
 
 
-def _two_players(mine: list[str], theirs: list[str]) -> Game:
+def _two_players(mine: list[str], theirs: list[str], coins: tuple[int, int] = (3, 3)) -> Game:
     return Game.from_wire({
         "day": 1, "phase": {"name": "investing"},
         "shop": {"Board of Monopoly": 4, "Incantation": 6, "Worker": 4, "Magic Bean Stock": 2,
                  "Bubble": 2, "Ghost": 4, "Senior Worker": 4, "Gold Fish": 2},
         "players": [
-            {"coins": 3, "buys": 1, "cards": [{"name": name, "uses": 0} for name in ["Sorcerer's Stipend", *mine]]},
-            {"coins": 3, "buys": 1, "cards": [{"name": name, "uses": 0} for name in ["Sorcerer's Stipend", *theirs]]},
+            {"coins": coins[0], "buys": 1,
+             "cards": [{"name": name, "uses": 0} for name in ["Sorcerer's Stipend", *mine]]},
+            {"coins": coins[1], "buys": 1,
+             "cards": [{"name": name, "uses": 0} for name in ["Sorcerer's Stipend", *theirs]]},
         ],
     })
 
@@ -118,3 +121,24 @@ def test_a_sweep_plays_every_value_on_the_same_games(tmp_path) -> None:
     note = json.loads(out.read_text())["note"]
     assert "--sweep coins=0,0.5" in note and "of 4 games" in note
     assert note.startswith(json.loads(resources.files("bots.search").joinpath("weights.json").read_text())["note"])
+
+
+def test_shipped_weights_have_the_signs_their_features_call_for() -> None:
+    """A sign slip cannot be caught by the tuner's noisy scores: a positive
+    `exposed` weight once made alpha-beta seek positions one lost bid away
+    from elimination."""
+    weights = load_weights().as_dict()
+    assert all(weights[name] > 0 for name in ("points", "coins", "income", "attack", "defense", "defenders"))
+    assert weights["exposed"] < 0
+
+
+def test_coins_count_only_as_far_as_they_can_win_a_bid_and_buy() -> None:
+    """A purse grown without limit once swamped every other feature."""
+    coins = FEATURES.index("coins")
+    dearest = max(card.cost or 0 for card in card_table.CARDS)
+    rich = _two_players([], [], coins=(10**6, 3))
+    assert features(rich, 0)[coins] == 3 + dearest and features(rich, 1)[coins] == 3
+    weights = load_weights()
+    richer = _two_players(["Incantation"], [], coins=(10**6, 3))  # 3 more points, the same useful coins
+    assert evaluate(richer, 0, weights) > evaluate(rich, 0, weights)
+    assert features(_two_players([], [], coins=(7, 3)), 0)[coins] == 7  # under the cap: every coin counts

@@ -39,6 +39,12 @@ FEATURES: tuple[str, ...] = (
 # as one coin a day.
 _BEAN_INCOME_PER_CYCLE = 3.0
 
+_DEAREST_CARD = max(card.cost or 0 for card in card_table.CARDS)
+"""Coins count up to the richest opponent's purse plus this: more can
+neither win a bid nor buy a card. Uncapped, a purse grown by Magic Bean
+Stock swamped every other feature, every move looked equally won, and
+alpha-beta hoarded for 100 days instead of ending the game."""
+
 
 @dataclass(frozen=True)
 class _CardTraits:
@@ -88,18 +94,19 @@ def _army(game: Game, player: int) -> tuple[int, float, int, int, int, int]:
 def all_features(game: Game) -> list[list[float]]:
     """Every player's feature vector (see FEATURES). `exposed` is 1 when
     some opponent has more attackers than the player has defenders: one
-    won bid could eliminate it."""
+    won bid could eliminate it. Coins are capped (see _DEAREST_CARD)."""
     armies = [_army(game, p) for p in range(game.n_players)]
     alive = [game.alive(p) for p in range(game.n_players)]
     vectors = []
+    purses = [game.coins(p) for p in range(game.n_players)]
     for player, (points, income, attack, defense, defenders, attackers) in enumerate(armies):
-        most_attackers = max(
-            (armies[p][5] for p in range(game.n_players) if p != player and alive[p]), default=0
-        )
+        others = [p for p in range(game.n_players) if p != player and alive[p]]
+        most_attackers = max((armies[p][5] for p in others), default=0)
+        richest = max((purses[p] for p in others), default=0)
         vectors.append([
             float(points),
             points * points / 7.0,
-            float(game.coins(player)),
+            float(min(purses[player], richest + _DEAREST_CARD)),
             income,
             float(attack),
             float(defense),
