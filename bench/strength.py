@@ -17,6 +17,7 @@ the interval overstates what those games say about other positions.
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -110,7 +111,13 @@ def summary(db_dir: Path, pairings: list[Pairing]) -> None:
               f"[{100 * low:4.1f}, {100 * high:5.1f}]  {other}")
 
 
+def _stop(signum: int, frame: object) -> None:
+    """`kill` stops the protocol as Ctrl-C does: workers ended, table printed."""
+    raise KeyboardInterrupt
+
+
 def main() -> None:
+    signal.signal(signal.SIGTERM, _stop)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db-dir", type=Path, default=Path("strength"), help="where each pairing's database goes")
     parser.add_argument("--games", type=int, default=400, help="games per pairing, seats balanced (default %(default)s)")
