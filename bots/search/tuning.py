@@ -149,6 +149,11 @@ def with_weight(weights: Weights, feature: str, value: float) -> Weights:
     return Weights(tuple(values), weights.scale)
 
 
+def sweep_games(openings: int) -> int:
+    """Games each value of a sweep plays: 2 opponents x `openings` x 2 seats."""
+    return (len(OPPONENTS) - 1) * 2 * openings
+
+
 def sweep(
     start: Weights, feature: str, values: Sequence[float], openings: int, depth: int, jobs: int, log=print,
 ) -> list[tuple[float, float]]:
@@ -161,7 +166,7 @@ def sweep(
         for value in values:
             total = score(pool, with_weight(start, feature, value), start, seeds, depth, OPPONENTS[1:])
             results.append((value, total))
-            games = (len(OPPONENTS) - 1) * 2 * openings
+            games = sweep_games(openings)
             log(f"{feature}={value:g}: {total:g}/{games} ({100 * total / games:.1f}%)", flush=True)
     return results
 
@@ -198,7 +203,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(f"best {feature}={chosen:g} (was {current:g})")
         if options.out:
             table = ", ".join(f"{v:g}: {t:g}" for v, t in results)
-            games = (len(OPPONENTS) - 1) * 2 * options.openings
+            games = sweep_games(options.openings)
             note = (f"{feature} set to {chosen:g} by `python -m bots.search.tuning --sweep {options.sweep} "
                     f"--openings {options.openings} --depth {options.depth}` (scores of {games} games against "
                     f"expert and decent-repro: {table}).")
