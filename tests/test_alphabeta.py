@@ -165,3 +165,25 @@ def test_a_depth_that_cannot_finish_is_not_started(monkeypatch) -> None:
     result = searcher.search(Game(2, base=True), 0, seconds=budget)
     assert result.depth >= 2
     assert next(ticks) * 1e-3 < budget
+
+
+def _thug_against_worker() -> Game:
+    """Day 2 of a base-set game alpha-beta lost to decent-repro: its Thug
+    against a Worker, 2 coins against 4. Investing 2 ties the bid but
+    leaves nothing to buy a second defender with, and on day 3 a Ghost
+    and the Worker attack one defender: elimination."""
+    state = _state({"name": "investing"}, [
+        (2, 1, _cards("Thug")),
+        (4, 1, _cards("Worker")),
+    ], base=True)
+    return state
+
+
+def test_a_leaf_inside_a_fight_is_searched_to_its_end(monkeypatch) -> None:
+    """At depth 5 the losing investment's lines end inside day 3's attack
+    phase; searched on to the phase's end they are proven lost. Evaluated
+    statically there (extension 0), they looked best."""
+    game = _thug_against_worker()
+    assert AlphaBeta(load_weights()).search(game, 0, max_depth=5).move != 2
+    monkeypatch.setattr(alphabeta_search, "MAX_COMBAT_EXTENSION", 0)
+    assert AlphaBeta(load_weights()).search(game, 0, max_depth=5).move == 2

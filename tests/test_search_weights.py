@@ -69,11 +69,16 @@ def test_some_openings_are_the_real_start() -> None:
     assert opening(START_SHARE + 1, True).key() != Game(2, base=True).key()
 
 
-def _two_players(mine: list[str], theirs: list[str], coins: tuple[int, int] = (3, 3)) -> Game:
+def _two_players(
+    mine: list[str], theirs: list[str], coins: tuple[int, int] = (3, 3), base: bool = False
+) -> Game:
+    shop = {"Board of Monopoly": 4, "Incantation": 6, "Worker": 4, "Magic Bean Stock": 2,
+            "Bubble": 2, "Ghost": 4, "Senior Worker": 4, "Gold Fish": 2}
+    if base:
+        shop |= {"Wall of Wealth": 4, "Apprentice": 2, "Thug": 2, "Shield of Greed": 2, "Golem": 2}
     return Game.from_wire({
         "day": 1, "phase": {"name": "investing"},
-        "shop": {"Board of Monopoly": 4, "Incantation": 6, "Worker": 4, "Magic Bean Stock": 2,
-                 "Bubble": 2, "Ghost": 4, "Senior Worker": 4, "Gold Fish": 2},
+        "shop": shop,
         "players": [
             {"coins": coins[0], "buys": 1,
              "cards": [{"name": name, "uses": 0} for name in ["Sorcerer's Stipend", *mine]]},
@@ -83,14 +88,27 @@ def _two_players(mine: list[str], theirs: list[str], coins: tuple[int, int] = (3
     })
 
 
-def test_exposed_when_outnumbered_by_attackers() -> None:
+def test_exposed_when_outnumbered_by_attackers_that_can_outbid() -> None:
     exposed = FEATURES.index("exposed")
     attackers = FEATURES.index("attackers")
-    game = _two_players(["Worker"], ["Ghost", "Ghost"])  # two attackers against one defender
+    # two attackers against one defender, and the richer purse
+    game = _two_players(["Worker"], ["Ghost", "Ghost"], coins=(1, 3))
     assert features(game, 0)[exposed] == 1.0 and features(game, 1)[exposed] == 0.0
     assert features(game, 1)[attackers] == 2.0
-    game = _two_players(["Worker", "Bubble"], ["Ghost", "Ghost"])  # Bubble defends but cannot attack
+    # the same armies, but the purses tie the bid: nobody can attack
+    game = _two_players(["Worker"], ["Ghost", "Ghost"], coins=(3, 3))
+    assert features(game, 0)[exposed] == 0.0
+    # Bubble defends but cannot attack
+    game = _two_players(["Worker", "Bubble"], ["Ghost", "Ghost"], coins=(1, 3))
     assert features(game, 0)[exposed] == 0.0 and features(game, 0)[attackers] == 1.0
+
+
+def test_a_wall_of_wealth_blocks_twice() -> None:
+    exposed = FEATURES.index("exposed")
+    game = _two_players(["Wall of Wealth"], ["Ghost", "Ghost"], coins=(1, 3), base=True)
+    assert features(game, 0)[exposed] == 0.0
+    game = _two_players(["Wall of Wealth"], ["Ghost", "Ghost", "Ghost"], coins=(1, 3), base=True)
+    assert features(game, 0)[exposed] == 1.0
 
 
 def test_sweep_arguments_are_checked() -> None:

@@ -20,6 +20,10 @@ as one coalition minimising our value (their replies form one joint min
 move), for the same reason: it is sound for forced wins and prunes well,
 whereas best-reply search would need a value per player at every leaf.
 
+Leaves inside an attack phase are searched on until the phase ends (a
+quiescence extension): the static evaluation cannot see a fight's
+outcome.
+
 Terminal values follow the minimax seed: a win is worth more the sooner
 it comes and a loss less the later it comes; a draw is 0; non-terminal
 leaves are valued by the heuristic evaluation, strictly between.
@@ -34,7 +38,7 @@ from itertools import product
 
 from bots.search.actions import candidate_moves
 from bots.search.evaluation import Weights, evaluate
-from protocol.engine import Game
+from protocol.engine import ATTACKING, DEFENDING, Game
 
 WIN = 1000.0
 """The value of winning now; a win found k plies ahead is WIN - k."""
@@ -49,6 +53,13 @@ at least (measured: 5 to 13 times on random base-set positions)."""
 MIN_SPENT = 0.25
 """Never stop before this share of the budget (early depths are cheap and
 their timings noisy)."""
+
+MAX_COMBAT_EXTENSION = 16
+"""A leaf in the middle of an attack phase is searched on until the phase
+ends (or this many steps more): the evaluation cannot see a fight's
+outcome, and a leaf between the attacker's last card and the defender's
+empty hand cost whole games."""
+_COMBAT = (ATTACKING, DEFENDING)
 
 _EXACT, _LOWER, _UPPER = 0, 1, 2
 _CHECK_EVERY = 64
@@ -149,7 +160,7 @@ class AlphaBeta:
             return self._terminal(game, ply)
         if not game.alive(self.me):
             return -WIN + ply
-        if depth == 0:
+        if depth <= 0 and (game.phase not in _COMBAT or depth <= -MAX_COMBAT_EXTENSION):
             return EVAL_SCALE * evaluate(game, self.me, self.weights)
         key = game.key()
         entry = self.table.get(key)

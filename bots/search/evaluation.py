@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 from importlib import resources
 
 from protocol import cards as card_table
@@ -52,6 +53,7 @@ class _CardTraits:
     income: float  # coins over one cycle of days 1, 2, 3
     attack: int  # attack level if the card can attack at all, else 0
     defense: int  # defense level if the card can defend, else 0
+    defends: int  # how many times per attack phase it can defend
 
 
 def _traits() -> dict[int, _CardTraits]:
@@ -62,6 +64,7 @@ def _traits() -> dict[int, _CardTraits]:
             income=float(sum(card.coins)) + (_BEAN_INCOME_PER_CYCLE if card.bean else 0.0),
             attack=(card.atk or 0) if card.can_attack else 0,
             defense=(card.def_ or 0) if card.can_defend else 0,
+            defends=card.defends if card.can_defend else 0,
         )
     return traits
 
@@ -69,14 +72,24 @@ def _traits() -> dict[int, _CardTraits]:
 _TRAITS = _traits()
 
 
-def _army(game: Game, player: int) -> tuple[int, float, int, int, int, int]:
-    """points, income, best attack, total defense, defenders, attackers."""
+class _Army(NamedTuple):
+    points: int
+    income: float
+    attack: int  # the best attack level
+    defense: int  # total defense level
+    defenders: int
+    attackers: int
+    blocks: int  # defenses per attack phase (Wall of Wealth counts twice)
+
+
+def _army(game: Game, player: int) -> _Army:
     points = 0
     income = 0.0
     attack = 0
     defense = 0
     defenders = 0
     attackers = 0
+    blocks = 0
     for card_id, _uses in game.cards(player):
         t = _TRAITS[card_id]
         points += t.points
@@ -88,32 +101,44 @@ def _army(game: Game, player: int) -> tuple[int, float, int, int, int, int]:
         if t.defense:
             defense += t.defense
             defenders += 1
-    return points, income, attack, defense, defenders, attackers
+            blocks += t.defends
+    return _Army(points, income, attack, defense, defenders, attackers, blocks)
 
 
 def all_features(game: Game) -> list[list[float]]:
-    """Every player's feature vector (see FEATURES). `exposed` is 1 when
-    some opponent has more attackers than the player has defenders: one
-    won bid could eliminate it. Coins are capped (see _DEAREST_CARD)."""
+    """Every player's feature vector (see FEATURES). Coins are capped
+    (see _DEAREST_CARD).
+
+    `exposed` is 1 when some opponent could eliminate the player in one
+    attack phase: it has more attackers than the player has blocks (each
+    attacker attacks once; the one left over finds no defender), and it
+    can outbid the player (a tie means nobody attacks). The bid compares
+    purses plus a day's average income. Counting attackers alone made
+    every card bought look like safety, whatever the purses, and cost
+    the games against expert in which alpha-beta built an army while
+    expert bought points."""
     armies = [_army(game, p) for p in range(game.n_players)]
     alive = [game.alive(p) for p in range(game.n_players)]
-    vectors = []
     purses = [game.coins(p) for p in range(game.n_players)]
-    for player, (points, income, attack, defense, defenders, attackers) in enumerate(armies):
+    bids = [purses[p] + armies[p].income / 3.0 for p in range(game.n_players)]
+    vectors = []
+    for player, army in enumerate(armies):
         others = [p for p in range(game.n_players) if p != player and alive[p]]
-        most_attackers = max((armies[p][5] for p in others), default=0)
         richest = max((purses[p] for p in others), default=0)
+        exposed = any(
+            armies[p].attackers > army.blocks and bids[p] > bids[player] for p in others
+        )
         vectors.append([
-            float(points),
-            points * points / 7.0,
+            float(army.points),
+            army.points * army.points / 7.0,
             float(min(purses[player], richest + _DEAREST_CARD)),
-            income,
-            float(attack),
-            float(defense),
-            float(defenders),
+            army.income,
+            float(army.attack),
+            float(army.defense),
+            float(army.defenders),
             float(game.buys(player)),
-            float(attackers),
-            1.0 if most_attackers > defenders else 0.0,
+            float(army.attackers),
+            1.0 if exposed else 0.0,
         ])
     return vectors
 
