@@ -172,11 +172,10 @@ def _thug_against_worker() -> Game:
     against a Worker, 2 coins against 4. Investing 2 ties the bid but
     leaves nothing to buy a second defender with, and on day 3 a Ghost
     and the Worker attack one defender: elimination."""
-    state = _state({"name": "investing"}, [
+    return _state({"name": "investing"}, [
         (2, 1, _cards("Thug")),
         (4, 1, _cards("Worker")),
     ], base=True)
-    return state
 
 
 def test_a_leaf_inside_a_fight_is_searched_to_its_end(monkeypatch) -> None:

@@ -72,13 +72,9 @@ def test_some_openings_are_the_real_start() -> None:
 def _two_players(
     mine: list[str], theirs: list[str], coins: tuple[int, int] = (3, 3), base: bool = False
 ) -> Game:
-    shop = {"Board of Monopoly": 4, "Incantation": 6, "Worker": 4, "Magic Bean Stock": 2,
-            "Bubble": 2, "Ghost": 4, "Senior Worker": 4, "Gold Fish": 2}
-    if base:
-        shop |= {"Wall of Wealth": 4, "Apprentice": 2, "Thug": 2, "Shield of Greed": 2, "Golem": 2}
     return Game.from_wire({
         "day": 1, "phase": {"name": "investing"},
-        "shop": shop,
+        "shop": Game(2, base=base).to_wire()["shop"],
         "players": [
             {"coins": coins[0], "buys": 1,
              "cards": [{"name": name, "uses": 0} for name in ["Sorcerer's Stipend", *mine]]},

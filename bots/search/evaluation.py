@@ -16,8 +16,8 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass
-from typing import NamedTuple
 from importlib import resources
+from typing import NamedTuple
 
 from protocol import cards as card_table
 from protocol.engine import Game
