@@ -15,6 +15,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from bots import expert
 from bots.alphabeta import AlphaBetaPolicy
 from bots.search import alphabeta as alphabeta_search
 from bots.search.alphabeta import AlphaBeta
@@ -186,3 +187,41 @@ def test_a_leaf_inside_a_fight_is_searched_to_its_end(monkeypatch) -> None:
     assert AlphaBeta(load_weights()).search(game, 0, max_depth=5).move != 2
     monkeypatch.setattr(alphabeta_search, "MAX_COMBAT_EXTENSION", 0)
     assert AlphaBeta(load_weights()).search(game, 0, max_depth=5).move == 2
+
+
+def _three_experts_against_two_cards() -> Game:
+    """Day 1 of a 4-player game alpha-beta played against three experts:
+    each expert has five cards and 6 coins, we have two cards and 3 coins,
+    so any bid of ours leads to an attack phase with three defenders."""
+    expert_cards = _cards("Magic Bean Stock", "Worker", "Ghost", "Board of Monopoly", "Incantation")
+    game = Game.from_wire({
+        "day": 1,
+        "phase": {"name": "investing"},
+        "shop": {"Board of Monopoly": 5, "Bubble": 4, "Ghost": 1, "Gold Fish": 4, "Incantation": 9,
+                 "Magic Bean Stock": 1, "Senior Worker": 7, "Worker": 3},
+        "players": [{"coins": 6, "buys": 1, "cards": expert_cards}] * 3
+        + [{"coins": 3, "buys": 1, "cards": _cards("Senior Worker", "Worker")}],
+    })
+    return game
+
+
+def test_four_players_finish_a_depth_inside_their_fights() -> None:
+    """With every opponent's every defender searched inside the combat
+    extension, depth 1 of this position took 19 million nodes (4 minutes),
+    so at 0.5 s per move no depth was ever finished. The opponents now
+    defend as the expert would there, and depth 1 is a few thousand."""
+    result = AlphaBeta(load_weights(), random.Random(0)).search(
+        _three_experts_against_two_cards(), 3, seconds=60.0, max_depth=1)
+    assert result.depth == 1
+    assert result.nodes < 300_000
+
+
+def test_an_unfinished_first_depth_plays_the_expert_move(monkeypatch) -> None:
+    """When the deadline passes before any root move is searched, the answer
+    is the expert rule's move, not the first move of the shuffled root
+    (a seeded coin toss): every seed gives the same move."""
+    ticks = itertools.count()
+    monkeypatch.setattr(alphabeta_search, "time", SimpleNamespace(perf_counter=lambda: next(ticks)))
+    game = _three_experts_against_two_cards()
+    moves = {AlphaBeta(load_weights(), random.Random(seed)).search(game, 3, seconds=0.5).move for seed in range(8)}
+    assert moves == {expert.decide(game, 3)}
