@@ -22,12 +22,6 @@ from bots.search.alphabeta import AlphaBeta
 from bots.search.evaluation import load_weights
 from protocol.engine import ATTACKING, DEFENDING, Game
 
-SIMPLE_SHOP = {
-    "Board of Monopoly": 4, "Incantation": 6, "Worker": 4, "Magic Bean Stock": 2,
-    "Bubble": 2, "Ghost": 4, "Senior Worker": 4, "Gold Fish": 2,
-}
-BASE_SHOP = {**SIMPLE_SHOP, "Wall of Wealth": 4, "Apprentice": 2, "Thug": 2, "Shield of Greed": 2, "Golem": 2}
-
 
 def _cards(*names: str) -> list[dict]:
     return [{"name": name, "uses": 0} for name in ("Sorcerer's Stipend", *names)]
@@ -37,7 +31,7 @@ def _state(phase: dict, players: list[tuple[int, int, list[dict]]], base: bool =
     return Game.from_wire({
         "day": 2,
         "phase": phase,
-        "shop": dict(BASE_SHOP if base else SIMPLE_SHOP),
+        "shop": Game(len(players), base=base).to_wire()["shop"],
         "players": [{"coins": c, "buys": b, "cards": cards} for c, b, cards in players],
     })
 
@@ -194,7 +188,7 @@ def _three_experts_against_two_cards() -> Game:
     each expert has five cards and 6 coins, we have two cards and 3 coins,
     so any bid of ours leads to an attack phase with three defenders."""
     expert_cards = _cards("Magic Bean Stock", "Worker", "Ghost", "Board of Monopoly", "Incantation")
-    game = Game.from_wire({
+    return Game.from_wire({
         "day": 1,
         "phase": {"name": "investing"},
         "shop": {"Board of Monopoly": 5, "Bubble": 4, "Ghost": 1, "Gold Fish": 4, "Incantation": 9,
@@ -202,7 +196,6 @@ def _three_experts_against_two_cards() -> Game:
         "players": [{"coins": 6, "buys": 1, "cards": expert_cards}] * 3
         + [{"coins": 3, "buys": 1, "cards": _cards("Senior Worker", "Worker")}],
     })
-    return game
 
 
 def test_four_players_finish_a_depth_inside_their_fights() -> None:

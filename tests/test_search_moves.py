@@ -73,8 +73,7 @@ def test_phases_covered() -> None:
 def test_investments_keep_the_amounts_that_decide_the_bid() -> None:
     game = Game.from_wire({
         "day": 1, "phase": {"name": "investing"},
-        "shop": {"Board of Monopoly": 4, "Incantation": 6, "Worker": 4, "Magic Bean Stock": 2,
-                 "Bubble": 2, "Ghost": 4, "Senior Worker": 4, "Gold Fish": 2},
+        "shop": Game(3).to_wire()["shop"],
         "players": [
             {"coins": 9, "buys": 1, "cards": [{"name": "Sorcerer's Stipend", "uses": 0}]},
             {"coins": 4, "buys": 1, "cards": [{"name": "Sorcerer's Stipend", "uses": 0}]},

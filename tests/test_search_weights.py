@@ -40,16 +40,7 @@ def test_a_bad_weights_file_is_refused_clearly(tmp_path) -> None:
 
 
 def test_evaluation_prefers_the_richer_player() -> None:
-    game = Game.from_wire({
-        "day": 1, "phase": {"name": "investing"},
-        "shop": {"Board of Monopoly": 4, "Incantation": 6, "Worker": 4, "Magic Bean Stock": 2,
-                 "Bubble": 2, "Ghost": 4, "Senior Worker": 4, "Gold Fish": 2},
-        "players": [
-            {"coins": 3, "buys": 1, "cards": [{"name": "Sorcerer's Stipend", "uses": 0},
-                                              {"name": "Incantation", "uses": 0}]},
-            {"coins": 3, "buys": 1, "cards": [{"name": "Sorcerer's Stipend", "uses": 0}]},
-        ],
-    })
+    game = _two_players(["Incantation"], [])
     weights = load_weights()
     assert evaluate(game, 0, weights) > 0 > evaluate(game, 1, weights)
     assert -1 < evaluate(game, 1, weights) < 1
