@@ -218,3 +218,32 @@ def test_an_unfinished_first_depth_plays_the_expert_move(monkeypatch) -> None:
     game = _three_experts_against_two_cards()
     moves = {AlphaBeta(load_weights(), random.Random(seed)).search(game, 3, seconds=0.5).move for seed in range(8)}
     assert moves == {expert.decide(game, 3)}
+
+
+def test_a_half_searched_first_depth_plays_its_best_searched_move(monkeypatch) -> None:
+    """When the deadline passes after some root moves are searched, the
+    answer is the best of those, not the shuffled root's first move nor the
+    expert's. The clock is replaced by a count of root moves: the third
+    one to start runs out of time."""
+    real_replies = AlphaBeta._replies
+    for_seed: list[tuple[int, float]] = []
+
+    def replies(self, game, mine, opponents, depth, ply, *rest):
+        if ply == 0 and len(for_seed) == 2:
+            raise alphabeta_search.OutOfTime
+        value = real_replies(self, game, mine, opponents, depth, ply, *rest)
+        if ply == 0:
+            for_seed.append((mine, value))
+        return value
+
+    monkeypatch.setattr(AlphaBeta, "_replies", replies)
+    game = win_in_three()  # nine buys, of different values
+    second_was_better = 0
+    for seed in range(8):
+        for_seed.clear()
+        result = AlphaBeta(load_weights(), random.Random(seed)).search(game, 0)
+        (first, first_value), (second, second_value) = for_seed
+        expected = second if second_value > first_value else first
+        assert (result.move, result.depth) == (expected, 0)
+        second_was_better += expected == second
+    assert second_was_better > 0
