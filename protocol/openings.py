@@ -1,0 +1,154 @@
+"""Openings: start positions given as the moves that reach them from the start.
+
+Between deterministic bots a game from the real start is one game, however
+often it is played; arenas for such bots (fastchess, cutechess, Fishtest)
+start games from a suite of positions instead, each played once per
+seating so that every bot plays both sides of it. A position here is the
+list of moves that reach it, which any referee can replay exactly (the
+game has no chance) and which keeps the trace a whole game.
+
+An opening's moves are in wire form (an int for an investment or a card
+index, a card name or "Pass" for a buy) and in the order a referee asks
+for them: at each step the first pending player answers (seat order
+within a simultaneous round, the next defender in a fight).
+
+File format (`--openings FILE`): one JSON array of moves per line; blank
+lines and lines starting with `#` are skipped.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import orjson
+
+from protocol.engine import BUY, INVESTING, Game, IllegalMove, move_from_wire, move_to_wire
+
+__all__ = [
+    "Opening",
+    "OpeningError",
+    "play_opening",
+    "random_opening",
+    "parse_opening",
+    "read_openings",
+    "format_opening",
+]
+
+Opening = tuple[int | str, ...]
+"""The wire moves of an opening, in the order a referee asks for them."""
+
+
+class OpeningError(ValueError):
+    """An opening that cannot be played from the start of the game it is given."""
+
+
+def play_opening(game: Game, moves: Sequence[int | str]) -> int:
+    """Play `moves` on `game` in place, each by the first pending player.
+
+    Returns how many moves were played (all of them). Raises OpeningError
+    naming the first bad move (1-based) if one is malformed or illegal, or
+    if the game is over before the opening is (an opening must leave the
+    bots something to play).
+    """
+    for number, value in enumerate(moves, start=1):
+        if game.is_over:
+            raise OpeningError(f"the game is over before opening move {number} ({_show(value)})")
+        seat = game.pending()[0]
+        try:
+            game.play(seat, move_from_wire(game, value))
+        except IllegalMove as e:
+            reason = getattr(e, "reason", None) or str(e)
+            raise OpeningError(f"opening move {number} ({_show(value)}, seat {seat}) is illegal: {reason}") from None
+    if game.is_over:
+        raise OpeningError(f"the opening ends the game (after {len(moves)} moves): nothing is left to play")
+    return len(moves)
+
+
+def random_opening(
+    n_players: int,
+    plies: int,
+    rng: random.Random,
+    *,
+    base: bool = False,
+    max_days: int = 100,
+    attempts: int = 1000,
+) -> Opening:
+    """`plies` moves of uniformly random legal play, then the rest of the
+    simultaneous round they stop in, so that no hidden choice is left made
+    for a bot that never saw it. Draws again (from the same `rng`, so the
+    result is reproducible) while the game would end inside the opening.
+    """
+    if plies < 0:
+        raise ValueError(f"an opening has at least 0 plies, not {plies}")
+    for _ in range(attempts):
+        game = Game(n_players, base=base, max_days=max_days)
+        moves: list[int | str] = []
+        while not game.is_over and (len(moves) < plies or _mid_round(game)):
+            seat = game.pending()[0]
+            if game.phase == INVESTING:
+                move = rng.randint(0, game.coins(seat))  # a range can be astronomically long
+            else:
+                move = rng.choice(list(game.legal_moves(seat)))
+            moves.append(move_to_wire(game, move))
+            game.play(seat, move)
+        if not game.is_over:
+            return tuple(moves)
+    raise OpeningError(f"no {plies}-ply opening of {n_players} players left the game undecided in {attempts} draws")
+
+
+def _mid_round(game: Game) -> bool:
+    """Whether some players of the current simultaneous round have answered
+    and others not yet (their answers are hidden in the engine)."""
+    if game.phase == INVESTING:
+        everyone = sum(1 for p in range(game.n_players) if game.alive(p))
+    elif game.phase == BUY:
+        everyone = sum(1 for p in range(game.n_players) if game.alive(p) and game.buys(p) > 0)
+    else:
+        return False
+    return len(game.pending()) < everyone
+
+
+def parse_opening(text: str | bytes) -> Opening:
+    """One opening from its JSON array; raises OpeningError if it is not one."""
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError as e:
+        raise OpeningError(f"not JSON: {e}") from None
+    if type(value) is not list or not all(type(v) in (int, str) for v in value):
+        raise OpeningError("an opening is a JSON array of moves (integers, card names or \"Pass\")")
+    return tuple(value)
+
+
+def read_openings(path: str | Path) -> list[Opening]:
+    """Every opening of a file (one JSON array per line, # comments)."""
+    path = Path(path)
+    try:
+        lines = path.read_bytes().splitlines()
+    except OSError as e:
+        raise OpeningError(f"cannot read openings from {path}: {e.strerror or e}") from None
+    openings = []
+    for number, line in enumerate(lines, start=1):
+        line = line.strip()
+        if not line or line.startswith(b"#"):
+            continue
+        try:
+            openings.append(parse_opening(line))
+        except OpeningError as e:
+            raise OpeningError(f"{path}, line {number}: {e}") from None
+    if not openings:
+        raise OpeningError(f"{path} holds no opening")
+    return openings
+
+
+def format_opening(opening: Iterable[int | str]) -> str:
+    """The compact JSON array, one line of an openings file."""
+    return orjson.dumps(list(opening)).decode()
+
+
+def _show(value: object) -> str:
+    try:
+        return orjson.dumps([value]).decode()
+    except TypeError:
+        return repr(value)

@@ -1,0 +1,80 @@
+"""Openings: replaying a move list from the start, and drawing random ones."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from protocol.engine import BUY, INVESTING, Game
+from protocol.openings import (
+    OpeningError,
+    format_opening,
+    parse_opening,
+    play_opening,
+    random_opening,
+    read_openings,
+)
+
+
+def test_an_opening_is_played_by_the_first_pending_player_in_turn() -> None:
+    game = Game(2)
+    # Day 1: seat 0 invests 1, seat 1 invests 0, so seat 0 attacks... with
+    # nothing that can attack, and the buy round follows.
+    assert play_opening(game, [1, 0, "Worker", "Pass"]) == 4
+    assert game.day == 2 and game.phase == INVESTING
+    assert [c for c, _ in game.cards(0)] == [0, 3] and [c for c, _ in game.cards(1)] == [0]
+    assert game.coins(0) == 3 - 1 - 1 + 1 + 1  # invested 1, paid 1, day 2: stipend +1, worker +1
+
+
+def test_an_illegal_move_is_named_with_its_number_and_seat() -> None:
+    with pytest.raises(OpeningError, match=r"opening move 2 \(\[4\], seat 1\) is illegal"):
+        play_opening(Game(2), [0, 4])  # seat 1 has 3 coins
+    with pytest.raises(OpeningError, match="opening move 1"):
+        play_opening(Game(2), ["Worker"])  # a card name while investing
+
+
+def test_an_opening_that_ends_the_game_is_refused() -> None:
+    game = Game(2, max_days=1)
+    with pytest.raises(OpeningError, match="ends the game"):
+        play_opening(game, [0, 0, "Pass", "Pass"])  # day 1 is the last: a draw
+    with pytest.raises(OpeningError, match="over before opening move 5"):
+        play_opening(Game(2, max_days=1), [0, 0, "Pass", "Pass", 0])
+
+
+def test_random_openings_are_reproducible_and_end_between_rounds() -> None:
+    a = random_opening(3, 9, random.Random(7), base=True)
+    b = random_opening(3, 9, random.Random(7), base=True)
+    assert a == b and len(a) >= 9
+    game = Game(3, base=True)
+    play_opening(game, a)
+    if game.phase in (INVESTING, BUY):  # nobody's hidden answer is already in
+        everyone = [p for p in range(3) if game.alive(p) and (game.phase == INVESTING or game.buys(p) > 0)]
+        assert list(game.pending()) == everyone
+
+
+@settings(max_examples=60, deadline=None)
+@given(players=st.integers(2, 4), plies=st.integers(0, 40), base=st.booleans(), seed=st.integers(0, 2**32))
+def test_random_openings_replay_and_leave_the_game_open(players: int, plies: int, base: bool, seed: int) -> None:
+    opening = random_opening(players, plies, random.Random(seed), base=base)
+    game = Game(players, base=base)
+    assert play_opening(game, parse_opening(format_opening(opening))) == len(opening)
+    assert not game.is_over and len(opening) >= plies
+
+
+def test_openings_file_skips_comments_and_names_a_bad_line(tmp_path: Path) -> None:
+    good = tmp_path / "good.txt"
+    good.write_text('# two openings\n[0, 0, "Worker", "Pass"]\n\n[1,0]\n')
+    assert read_openings(good) == [(0, 0, "Worker", "Pass"), (1, 0)]
+    bad = tmp_path / "bad.txt"
+    bad.write_text('[0, 0]\n{"not": "a list"}\n')
+    with pytest.raises(OpeningError, match="bad.txt, line 2"):
+        read_openings(bad)
+    with pytest.raises(OpeningError, match="cannot read"):
+        read_openings(tmp_path / "missing.txt")
+    (tmp_path / "empty.txt").write_text("# nothing\n")
+    with pytest.raises(OpeningError, match="holds no opening"):
+        read_openings(tmp_path / "empty.txt")
