@@ -2,6 +2,7 @@
 
     evolve KEY --generations N --population M [--players P] [--base] [--seed S] [-o]
                [--opponents expert,decent-repro [--opponent-games G] [--opponent-weight W]]
+               [--hall-of-fame K [--hall-games G]]
     evolve KEY --resume --generations N      continue a stored run to N generations
     evolve show KEY                          the leader's preferences as a table
     evolve plot KEY -o progress.png          leaders against earlier leaders
@@ -74,6 +75,9 @@ def main() -> None:
 )
 @click.option("--opponent-games", type=int, default=16, show_default=True, help="Games per genome against each outside bot (even: seats alternate).")
 @click.option("--opponent-weight", type=float, default=0.5, show_default=True, help="Share of the fitness from the outside games (the rest: the tournaments).")
+@click.option("--hall-of-fame", type=int, default=8, show_default=True,
+              help="Earlier generations' leaders (evenly spaced over the run) the genomes also play as outside opponents; 0: none.")
+@click.option("--hall-games", type=int, default=8, show_default=True, help="Games per genome against each hall-of-fame leader (even: seats alternate).")
 @click.option("--max-days", type=int, default=100, show_default=True, help="Day limit of each fitness game.")
 @click.option("--workers", "-j", type=int, default=None, help="Local worker processes [default: every core].")
 @click.option("--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True, help="Where the fitness games run.")
@@ -83,7 +87,8 @@ def main() -> None:
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def run_command(
     key: str, generations: int, population: int, players: int, base: bool, seed: int, tournaments: int,
-    opponents: str, opponent_games: int, opponent_weight: float, max_days: int, workers: int | None, backend: str, ray_address: str | None, resume: bool,
+    opponents: str, opponent_games: int, opponent_weight: float, hall_of_fame: int, hall_games: int, max_days: int,
+    workers: int | None, backend: str, ray_address: str | None, resume: bool,
     overwrite: bool, quiet: bool,
 ) -> None:
     """Evolve a population under KEY; print one line per generation."""
@@ -93,6 +98,7 @@ def run_command(
             raise click.UsageError(f"nothing to resume: no run stored under key {key!r}")
         settings = Settings.from_json({**store.settings(), "generations": generations})
         done, current = store.population()
+        leaders = store.leaders()[:done]
     else:
         try:
             names = parse_names(opponents)
@@ -101,9 +107,9 @@ def run_command(
         settings = Settings(
             population=population, generations=generations, players=players, base=base, seed=seed,
             tournaments=tournaments, max_days=max_days, opponents=names, opponent_games=opponent_games,
-            opponent_weight=opponent_weight,
+            opponent_weight=opponent_weight, hall_of_fame=hall_of_fame, hall_games=hall_games,
         )
-        done, current = 0, []
+        done, current, leaders = 0, [], []
     try:
         settings.check()
     except ValueError as problem:
@@ -128,7 +134,7 @@ def run_command(
                 click.echo(generation.summary())
                 bar.update(1)
 
-            run_generations(settings, current, done, mapper, parallelism, record)
+            run_generations(settings, current, done, mapper, parallelism, record, leaders)
     except RuntimeError as problem:
         raise click.ClickException(str(problem)) from None
     click.echo(f"stored under {store.path}; play it with: evolved --key {key}")
