@@ -20,7 +20,7 @@ from importlib import resources
 from typing import NamedTuple
 
 from protocol import cards as card_table
-from protocol.engine import Game
+from protocol.engine import BUY, Game
 
 FEATURES: tuple[str, ...] = (
     "points",
@@ -33,6 +33,7 @@ FEATURES: tuple[str, ...] = (
     "buys",
     "attackers",
     "exposed",
+    "race",
 )
 """The names of a player's features, in the order of a weight vector."""
 
@@ -72,6 +73,52 @@ def _traits() -> dict[int, _CardTraits]:
 _TRAITS = _traits()
 
 
+_DAY_COINS: dict[int, tuple[int, int, int]] = {
+    card.id: tuple(c + (1 if card.bean else 0) for c in card.coins) for card in card_table.CARDS  # type: ignore[misc]
+}
+"""Coins each card brings on days 1, 2 and 3 of the cycle (Magic Bean
+Stock counted as one a day)."""
+_INCANTATION, _BOARD = 2, 1
+WIN_POINTS = 7
+RACE_HORIZON = 12
+"""Days a race is looked ahead; a player further from the points counts this many."""
+
+
+def race_days(game: Game, player: int, target: int) -> int:
+    """Days until `player` could hold `target` points, buying nothing but
+    points (Incantations, then Boards of Monopoly, as the shop allows) from
+    the coins it has and its cards' income, one buy a day, undisturbed:
+    0 if it holds them, RACE_HORIZON if not within it. The economy
+    features say how rich a player is; this says how soon its wealth
+    wins, which is what the race is about (a Gold Fish pays on day 3, a
+    Worker on days 2 and 3, and the 7th point is worth more than the
+    6th).
+
+    Cash flow is counted in total, not day by day, so it is optimistic by
+    at most a day or two for a player whose income comes late."""
+    need = target - game.points(player)
+    if need <= 0:
+        return 0
+    shop = game.shop()
+    incantations, boards = shop.get(_INCANTATION, 0), shop.get(_BOARD, 0)
+    cards = game.cards(player)
+    income = [sum(_DAY_COINS[c][day] for c, _ in cards) for day in range(3)]
+    budget = game.coins(player)
+    today = game.phase != BUY or game.buys(player) > 0  # today's buy is still to come
+    day = game.day
+    buys = 1 if today else 0
+    for elapsed in range(0 if today else 1, RACE_HORIZON):
+        if elapsed > 0:
+            day = day % 3 + 1
+            budget += income[day - 1]
+            buys += 1
+        k = min(buys, budget // 4, incantations)
+        m = min(buys - k, (budget - 4 * k) // 2, boards)
+        if 3 * k + m >= need:
+            return elapsed
+    return RACE_HORIZON
+
+
 class _Army(NamedTuple):
     points: int
     income: float
@@ -105,9 +152,10 @@ def _army(game: Game, player: int) -> _Army:
     return _Army(points, income, attack, defense, defenders, attackers, blocks)
 
 
-def all_features(game: Game) -> list[list[float]]:
+def all_features(game: Game, race: bool = True) -> list[list[float]]:
     """Every player's feature vector (see FEATURES). Coins are capped
-    (see _DEAREST_CARD).
+    (see _DEAREST_CARD). `race` (race_days) is left at 0 unless asked for:
+    it costs as much as the rest, and weights without it do not need it.
 
     `exposed` is 1 when some opponent could eliminate the player in one
     attack phase: it has more attackers than the player has blocks (each
@@ -139,6 +187,8 @@ def all_features(game: Game) -> list[list[float]]:
             float(game.buys(player)),
             float(army.attackers),
             1.0 if exposed else 0.0,
+            float(race_days(game, player, max(WIN_POINTS, 1 + max((armies[p].points for p in others), default=0))))
+            if race and alive[player] else 0.0,
         ])
     return vectors
 
@@ -179,8 +229,11 @@ def _materials(game: Game, weights: Weights) -> list[float]:
     values = weights.values
     return [
         sum(w * f for w, f in zip(values, vector)) if game.alive(p) else -math.inf
-        for p, vector in enumerate(all_features(game))
+        for p, vector in enumerate(all_features(game, race=values[_RACE] != 0.0))
     ]
+
+
+_RACE = FEATURES.index("race")
 
 
 def evaluate(game: Game, me: int, weights: Weights) -> float:
