@@ -51,7 +51,7 @@ from itertools import product
 from bots import expert
 from bots.search.actions import candidate_moves
 from bots.search.evaluation import Weights, evaluate
-from protocol.engine import ATTACKING, DEFENDING, Game
+from protocol.engine import ATTACKING, BUY, DEFENDING, Game
 
 WIN = 1000.0
 """The value of winning now; a win found k plies ahead is WIN - k."""
@@ -71,8 +71,15 @@ MAX_COMBAT_EXTENSION = 16
 """A leaf in the middle of an attack phase is searched on until the phase
 ends (or this many steps more): the evaluation cannot see a fight's
 outcome, and a leaf between the attacker's last card and the defender's
-empty hand cost whole games."""
+empty hand cost whole games. A leaf at a buy where some player can buy
+the winning points is searched on too (`winning_buy_now`): the
+evaluation cannot see that a race is over, and such a leaf, at the end of
+a long attack phase's extension, let the champion attack with five cards
+that could not hurt while expert bought its seventh point. (Extending
+every leaf from which someone could win later the same day, through the
+bids and fights before the buy, took minutes for a depth.)"""
 _COMBAT = (ATTACKING, DEFENDING)
+_INCANTATION, _BOARD, _WIN_POINTS = 2, 1, 7
 
 _EXACT, _LOWER, _UPPER = 0, 1, 2
 _CHECK_EVERY = 64
@@ -196,7 +203,7 @@ class AlphaBeta:
         if not game.alive(self.me):
             return -WIN + ply
         key = game.key()
-        if depth <= 0 and (game.phase not in _COMBAT or depth <= -MAX_COMBAT_EXTENSION):
+        if depth <= 0 and (depth <= -MAX_COMBAT_EXTENSION or not (game.phase in _COMBAT or winning_buy_now(game))):
             # Leaves repeat (the same purchases in another order, the same
             # fight reached by another bid): in mid-game searches 70% of the
             # evaluations were of a leaf already evaluated, and the
@@ -280,6 +287,24 @@ class AlphaBeta:
         if winner is None:
             return 0.0
         return WIN - ply if winner == self.me else -WIN + ply
+
+
+def winning_buy_now(game: Game) -> bool:
+    """Whether, in a buy phase, some player still in could reach the
+    winning points with this buy: 4 coins for an Incantation and 3 points
+    short at most, or 2 coins for a Board of Monopoly and 1 point short,
+    with the card in the shop."""
+    if game.phase != BUY:
+        return False
+    shop = game.shop()
+    incantation, board = shop.get(_INCANTATION, 0) > 0, shop.get(_BOARD, 0) > 0
+    for p in range(game.n_players):
+        if not game.alive(p) or game.buys(p) == 0:
+            continue
+        short, coins = _WIN_POINTS - game.points(p), game.coins(p)
+        if (short <= 3 and coins >= 4 and incantation) or (short <= 1 and coins >= 2 and board):
+            return True
+    return False
 
 
 def _play_in_order(game: Game, me: int, mine: int, opponents: tuple[int, ...], reply: tuple[int, ...]) -> None:
