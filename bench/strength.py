@@ -17,8 +17,10 @@ The champion's pairings (`champion-...`) are played in-process instead
 (`exploit.matches`: the same decide() functions, games appended to
 `DIR/NAME.jsonl` as they end, resumable, each with the load average),
 until the harness plays openings: either from the real start with a
-fresh seed for every bot in every game (`start`), or from numbered
-4-ply random openings, each from both seats (`openings`). Their rows
+fresh seed for every bot in every game (`start`), or from openings,
+each from every seat (`openings`): the harness's balanced suite for the
+set and table size (tournaments/suites) where it exists, else 4 random
+plies drawn for each opening. Their rows
 give the distinct games and the range of the load average beside the
 win rate. `busy` pairings are meant to be run with both cores loaded
 (two `sh -c 'while :; do :; done'` loops); nothing checks that they are.
@@ -85,6 +87,17 @@ FIXED = "mcts --iterations 3000"
 so its strength does not depend on the clock or the machine."""
 
 
+SUITES = Path(__file__).resolve().parent.parent / "tournaments" / "suites"
+"""The tournament harness's balanced opening suites, {simple,base}-{2,3,4}p.txt:
+the champion's `openings` pairings use them where they exist, else 4
+random plies per game."""
+
+
+def _openings(base: bool, players: int) -> dict:
+    suite = SUITES / f"{'base' if base else 'simple'}-{players}p.txt"
+    return {"suite": str(suite)} if suite.exists() else {"plies": 4}
+
+
 def _champion_matches() -> dict[str, Match]:
     matches: dict[str, Match] = {}
     opponents = ("random", "expert", "decent-repro", "evolved", "mcts --time 0.5", "alphabeta --time 0.5")
@@ -93,14 +106,14 @@ def _champion_matches() -> dict[str, Match]:
         for base in (False, True):
             tag = "base" if base else "simple"
             matches[f"champion-{short}-{tag}-start"] = Match(CHAMPION, opponent, base=base, plies=0)
-            matches[f"champion-{short}-{tag}-openings"] = Match(CHAMPION, opponent, base=base, plies=4)
+            matches[f"champion-{short}-{tag}-openings"] = Match(CHAMPION, opponent, base=base, **_openings(base, 2))
     matches["champion-vs-3-expert-start"] = Match(CHAMPION, "expert", players=4, plies=0)
-    matches["champion-vs-3-expert-openings"] = Match(CHAMPION, "expert", players=4, plies=4)
+    matches["champion-vs-3-expert-openings"] = Match(CHAMPION, "expert", players=4, **_openings(False, 4))
     for seconds in ("0.1", "0.5", "2"):
-        matches[f"champion-{seconds}s-fixed"] = Match(f"champion --time {seconds}", FIXED, plies=4)
-    matches["champion-0.5s-fixed-busy"] = Match(CHAMPION, FIXED, plies=4, seed=0)
-    matches["alphabeta-0.5s-fixed"] = Match("alphabeta --time 0.5", FIXED, plies=4)
-    matches["alphabeta-0.5s-fixed-busy"] = Match("alphabeta --time 0.5", FIXED, plies=4)
+        matches[f"champion-{seconds}s-fixed"] = Match(f"champion --time {seconds}", FIXED, **_openings(False, 2))
+    matches["champion-0.5s-fixed-busy"] = Match(CHAMPION, FIXED, **_openings(False, 2))
+    matches["alphabeta-0.5s-fixed"] = Match("alphabeta --time 0.5", FIXED, **_openings(False, 2))
+    matches["alphabeta-0.5s-fixed-busy"] = Match("alphabeta --time 0.5", FIXED, **_openings(False, 2))
     return matches
 
 
@@ -195,8 +208,9 @@ def main() -> None:
             print(f"{p.name:34s} {' vs '.join(p.bots)}{' (base)' if p.base else ''}")
         for name, m in CHAMPION_MATCHES.items():
             seats = f"{m.players} players, " if m.players > 2 else ""
-            print(f"{name:34s} {m.bot} vs {m.opponent} ({seats}{'base' if m.base else 'simple'}, "
-                  f"{'the real start' if m.plies == 0 else f'{m.plies}-ply openings'}, in-process)")
+            start = (f"openings of {Path(m.suite).name}" if m.suite else
+                     "the real start" if m.plies == 0 else f"{m.plies}-ply random openings")
+            print(f"{name:34s} {m.bot} vs {m.opponent} ({seats}{'base' if m.base else 'simple'}, {start}, in-process)")
         return
     if options.games < 1:
         parser.error("--games must be at least 1")

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from importlib import resources
 from typing import NamedTuple
 
@@ -96,16 +97,19 @@ def race_days(game: Game, player: int, target: int) -> int:
 
     Cash flow is counted in total, not day by day, so it is optimistic by
     at most a day or two for a player whose income comes late."""
-    need = target - game.points(player)
+    shop = game.shop()
+    cards = game.cards(player)
+    income = tuple(sum(_DAY_COINS[c][day] for c, _ in cards) for day in range(3))
+    return _race(target - game.points(player), game.coins(player), income, game.day,
+                 game.phase != BUY or game.buys(player) > 0, shop.get(_INCANTATION, 0), shop.get(_BOARD, 0))
+
+
+@lru_cache(maxsize=1 << 16)
+def _race(need: int, budget: int, income: tuple[int, int, int], day: int, today: bool,
+          incantations: int, boards: int) -> int:
+    """race_days from its inputs: `today` whether today's buy is still to come."""
     if need <= 0:
         return 0
-    shop = game.shop()
-    incantations, boards = shop.get(_INCANTATION, 0), shop.get(_BOARD, 0)
-    cards = game.cards(player)
-    income = [sum(_DAY_COINS[c][day] for c, _ in cards) for day in range(3)]
-    budget = game.coins(player)
-    today = game.phase != BUY or game.buys(player) > 0  # today's buy is still to come
-    day = game.day
     buys = 1 if today else 0
     for elapsed in range(0 if today else 1, RACE_HORIZON):
         if elapsed > 0:
@@ -127,11 +131,13 @@ class _Army(NamedTuple):
     defenders: int
     attackers: int
     blocks: int  # defenses per attack phase (Wall of Wealth counts twice)
+    day_income: tuple[int, int, int]  # coins on days 1, 2, 3 of the cycle (race_days)
 
 
 def _army(game: Game, player: int) -> _Army:
     points = 0
     income = 0.0
+    day1 = day2 = day3 = 0
     attack = 0
     defense = 0
     defenders = 0
@@ -141,6 +147,10 @@ def _army(game: Game, player: int) -> _Army:
         t = _TRAITS[card_id]
         points += t.points
         income += t.income
+        coins = _DAY_COINS[card_id]
+        day1 += coins[0]
+        day2 += coins[1]
+        day3 += coins[2]
         if t.attack:
             attackers += 1
             if t.attack > attack:
@@ -149,7 +159,7 @@ def _army(game: Game, player: int) -> _Army:
             defense += t.defense
             defenders += 1
             blocks += t.defends
-    return _Army(points, income, attack, defense, defenders, attackers, blocks)
+    return _Army(points, income, attack, defense, defenders, attackers, blocks, (day1, day2, day3))
 
 
 def all_features(game: Game, race: bool = True) -> list[list[float]]:
@@ -169,6 +179,9 @@ def all_features(game: Game, race: bool = True) -> list[list[float]]:
     alive = [game.alive(p) for p in range(game.n_players)]
     purses = [game.coins(p) for p in range(game.n_players)]
     bids = [purses[p] + armies[p].income / 3.0 for p in range(game.n_players)]
+    if race:
+        shop = game.shop()
+        stock = (shop.get(_INCANTATION, 0), shop.get(_BOARD, 0))
     vectors = []
     for player, army in enumerate(armies):
         others = [p for p in range(game.n_players) if p != player and alive[p]]
@@ -187,7 +200,8 @@ def all_features(game: Game, race: bool = True) -> list[list[float]]:
             float(game.buys(player)),
             float(army.attackers),
             1.0 if exposed else 0.0,
-            float(race_days(game, player, max(WIN_POINTS, 1 + max((armies[p].points for p in others), default=0))))
+            float(_race(max(WIN_POINTS, 1 + max((armies[p].points for p in others), default=0)) - army.points,
+                        purses[player], army.day_income, game.day, game.phase != BUY or game.buys(player) > 0, *stock))
             if race and alive[player] else 0.0,
         ])
     return vectors
