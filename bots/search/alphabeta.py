@@ -131,13 +131,7 @@ class AlphaBeta:
         not modified). Returns the move of the deepest completed depth."""
         if me not in game.pending():
             raise ValueError(f"player {me} has no move to make in this state")
-        self.me = me
-        self.deadline = self.clock() + seconds if seconds is not None else float("inf")
-        self.wall_deadline = time.perf_counter() + self.wall_limit if self.wall_limit is not None else float("inf")
-        self.nodes = 0
-        if len(self.table) > self.table_size or len(self.leaves) > self.table_size or me != self._seat:
-            self.reset()  # values are stored from one seat's side
-        self._seat = me
+        self._start(me, seconds)
         moves = candidate_moves(game, me)
         # Among equally valued moves the first searched wins; shuffling the
         # root's order makes that choice a seeded coin toss, so games against
@@ -157,14 +151,30 @@ class AlphaBeta:
             result = SearchResult(move, value, depth, self.nodes)
             if abs(value) > PROVEN:
                 break  # proven: deeper search cannot change the verdict
-            now = self.clock()
-            if now + NEXT_DEPTH_COST * (now - last) > self.deadline and now - started > MIN_SPENT * (self.deadline - started):
+            if not self._next_depth_fits(started, last):
                 # The next depth would not finish, and an unfinished depth
                 # is thrown away: answer now rather than burn the clock.
                 break
-            last = now
+            last = self.clock()
         result.nodes = self.nodes
         return result
+
+    def _start(self, me: int, seconds: float | None) -> None:
+        """Set the clocks and counters of a search for seat `me`."""
+        self.me = me
+        self.deadline = self.clock() + seconds if seconds is not None else float("inf")
+        self.wall_deadline = time.perf_counter() + self.wall_limit if self.wall_limit is not None else float("inf")
+        self.nodes = 0
+        if len(self.table) > self.table_size or len(self.leaves) > self.table_size or me != self._seat:
+            self.reset()  # values are stored from one seat's side
+        self._seat = me
+
+    def _next_depth_fits(self, started: float, last: float) -> bool:
+        """Whether the next depth may still finish: it is assumed to take at
+        least NEXT_DEPTH_COST times the last one, and a search always gets
+        MIN_SPENT of its budget (early depths are cheap, their timings noisy)."""
+        now = self.clock()
+        return now + NEXT_DEPTH_COST * (now - last) <= self.deadline or now - started <= MIN_SPENT * (self.deadline - started)
 
     def out_of_time(self) -> bool:
         return self.clock() > self.deadline or time.perf_counter() > self.wall_deadline

@@ -31,14 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bots.search.actions import candidate_moves
-from bots.search.alphabeta import (
-    MIN_SPENT,
-    NEXT_DEPTH_COST,
-    PROVEN,
-    AlphaBeta,
-    OutOfTime,
-    SearchResult,
-)
+from bots.search.alphabeta import PROVEN, AlphaBeta, OutOfTime, SearchResult
 from bots.search.matrix import Equilibrium, solve
 from protocol.engine import BUY, INVESTING, Game
 
@@ -69,15 +62,7 @@ class MixedAlphaBeta(AlphaBeta):
         return self._mixed(game, me, opponents[0], seconds, max_depth)
 
     def _mixed(self, game: Game, me: int, them: int, seconds: float | None, max_depth: int) -> MixedResult:
-        import time
-
-        self.me = me
-        self.deadline = self.clock() + seconds if seconds is not None else float("inf")
-        self.wall_deadline = time.perf_counter() + self.wall_limit if self.wall_limit is not None else float("inf")
-        self.nodes = 0
-        if len(self.table) > self.table_size or len(self.leaves) > self.table_size or me != self._seat:
-            self.reset()  # values are stored from one seat's side
-        self._seat = me
+        self._start(me, seconds)
         ours = candidate_moves(game, me)
         theirs = candidate_moves(game, them)
         if len(ours) == 1:
@@ -97,10 +82,9 @@ class MixedAlphaBeta(AlphaBeta):
             matrix, depth_done = values, depth
             if np.all(np.abs(values) > PROVEN):
                 break  # every pair proven: deeper search cannot change a value
-            now = self.clock()
-            if now + NEXT_DEPTH_COST * (now - last) > self.deadline and now - started > MIN_SPENT * (self.deadline - started):
+            if not self._next_depth_fits(started, last):
                 break
-            last = now
+            last = self.clock()
         if matrix is None:
             # Not even depth 1: the serialised search's fallback.
             fallback = self._unfinished(game, me)
