@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 
+import orjson
 import pytest
 
 from bots.evolved import ga
@@ -397,3 +398,16 @@ def test_a_run_with_a_hall_of_fame_plays_earlier_leaders() -> None:
     serial = lambda fn, tasks: [fn(*t) for t in tasks]  # noqa: E731
     ga.run_generations(settings, ga.initial_population(settings), 0, serial, 1, lambda g, _: seen.append(g.opponents))
     assert seen == [(), ("hall of fame",), ("hall of fame",)]
+
+
+def test_ancestors_stay_in_the_hall_of_fame_from_the_first_generation() -> None:
+    from bots.evolved.bot import shipped_genome
+
+    ancestor = orjson.dumps(shipped_genome().to_json()).decode()
+    settings = ga.Settings(population=8, players=2, tournaments=1, generations=2, hall_games=2, seed=5,
+                           ancestors=(ancestor,))
+    assert ga.Settings.from_json(orjson.loads(orjson.dumps(settings.to_json()))) == settings
+    seen: list[tuple[str, ...]] = []
+    serial = lambda fn, tasks: [fn(*t) for t in tasks]  # noqa: E731
+    ga.run_generations(settings, ga.initial_population(settings), 0, serial, 1, lambda g, _: seen.append(g.opponents))
+    assert seen == [("hall of fame",), ("hall of fame",)]

@@ -2,7 +2,7 @@
 
     evolve KEY --generations N --population M [--players P] [--base] [--seed S] [-o]
                [--opponents expert,decent-repro [--opponent-games G] [--opponent-weight W]]
-               [--hall-of-fame K [--hall-games G]]
+               [--hall-of-fame K [--hall-games G]] [--ancestor GENOME.json ...]
     evolve KEY --resume --generations N      continue a stored run to N generations
     evolve show KEY                          the leader's preferences as a table
     evolve plot KEY -o progress.png          leaders against earlier leaders
@@ -78,6 +78,8 @@ def main() -> None:
 @click.option("--hall-of-fame", type=int, default=8, show_default=True,
               help="Earlier generations' leaders (evenly spaced over the run) the genomes also play as outside opponents; 0: none.")
 @click.option("--hall-games", type=int, default=8, show_default=True, help="Games per genome against each hall-of-fame leader (even: seats alternate).")
+@click.option("--ancestor", "ancestors", multiple=True, type=click.Path(exists=True, dir_okay=False),
+              help="A genome JSON file kept in the hall of fame for the whole run (e.g. an earlier shipped genome); repeatable.")
 @click.option("--max-days", type=int, default=100, show_default=True, help="Day limit of each fitness game.")
 @click.option("--workers", "-j", type=int, default=None, help="Local worker processes [default: every core].")
 @click.option("--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True, help="Where the fitness games run.")
@@ -87,7 +89,8 @@ def main() -> None:
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def run_command(
     key: str, generations: int, population: int, players: int, base: bool, seed: int, tournaments: int,
-    opponents: str, opponent_games: int, opponent_weight: float, hall_of_fame: int, hall_games: int, max_days: int,
+    opponents: str, opponent_games: int, opponent_weight: float, hall_of_fame: int, hall_games: int,
+    ancestors: tuple[str, ...], max_days: int,
     workers: int | None, backend: str, ray_address: str | None, resume: bool,
     overwrite: bool, quiet: bool,
 ) -> None:
@@ -108,6 +111,7 @@ def run_command(
             population=population, generations=generations, players=players, base=base, seed=seed,
             tournaments=tournaments, max_days=max_days, opponents=names, opponent_games=opponent_games,
             opponent_weight=opponent_weight, hall_of_fame=hall_of_fame, hall_games=hall_games,
+            ancestors=tuple(_genome_text(path) for path in ancestors),
         )
         done, current, leaders = 0, [], []
     try:
@@ -138,6 +142,17 @@ def run_command(
     except RuntimeError as problem:
         raise click.ClickException(str(problem)) from None
     click.echo(f"stored under {store.path}; play it with: evolved --key {key}")
+
+
+def _genome_text(path: str) -> str:
+    """A genome file as compact JSON, checked; BadParameter if it is not one."""
+    import orjson
+
+    try:
+        genome = Genome.from_json(orjson.loads(open(path, "rb").read()))
+    except (OSError, ValueError) as problem:
+        raise click.BadParameter(f"{path}: {problem}", param_hint="--ancestor") from None
+    return orjson.dumps(genome.to_json()).decode()
 
 
 class _Null:

@@ -22,7 +22,9 @@ earlier generations form a hall of fame: K of them, evenly spaced over
 the run's history (the first and the latest included), are outside
 opponents too, `hall_games` games each, and their games count in the
 outside score like the named bots' (Rosin and Belew's hall of fame for
-coevolution).
+coevolution). `Settings.ancestors` are genomes kept in the hall whatever
+the run's history: earlier shipped genomes, which a new one should not
+lose to.
 
 Games run in-process (bots.inprocess) with each genome's policy, in
 parallel: a local process pool by default, Ray tasks with
@@ -44,6 +46,8 @@ from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from typing import Any, NamedTuple
+
+import orjson
 
 from bots.evolved import opponents as outside
 from bots.evolved.bot import policy
@@ -73,6 +77,7 @@ class Settings:
     opponent_weight: float = 0.5
     hall_of_fame: int = 0
     hall_games: int = 8
+    ancestors: tuple[str, ...] = ()  # genomes (compact JSON) always in the hall of fame
 
     def check(self) -> None:
         """ValueError, in the user's terms, for settings the GA cannot run."""
@@ -98,23 +103,24 @@ class Settings:
             raise ValueError(
                 f"--opponent-games must be even and at least 2 (seats alternate), got {self.opponent_games}"
             )
-        if (self.opponents or self.hall_of_fame) and not 0 < self.opponent_weight <= 1:
+        if (self.opponents or self.hall_of_fame or self.ancestors) and not 0 < self.opponent_weight <= 1:
             raise ValueError(f"--opponent-weight must be in (0, 1], got {self.opponent_weight}")
         if self.hall_of_fame < 0:
             raise ValueError(f"--hall-of-fame must be at least 0, got {self.hall_of_fame}")
-        if self.hall_of_fame and (self.hall_games < 2 or self.hall_games % 2):
+        if (self.hall_of_fame or self.ancestors) and (self.hall_games < 2 or self.hall_games % 2):
             raise ValueError(f"--hall-games must be even and at least 2 (seats alternate), got {self.hall_games}")
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         data["opponents"] = list(self.opponents)
+        data["ancestors"] = list(self.ancestors)
         return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "Settings":
         """Settings stored by `to_json` (runs stored before opponents or the
         hall of fame existed get neither)."""
-        return cls(**{**data, "opponents": tuple(data.get("opponents", ()))})
+        return cls(**{**data, "opponents": tuple(data.get("opponents", ())), "ancestors": tuple(data.get("ancestors", ()))})
 
 
 @dataclass(frozen=True)
@@ -423,7 +429,8 @@ def run_generations(
     for number in range(start + 1, settings.generations + 1):
         rng = generation_rng(settings, number)
         began = time.perf_counter()
-        hall = hall_of_fame(history, settings.hall_of_fame)
+        hall = [Genome.from_json(orjson.loads(a)) for a in settings.ancestors]
+        hall += hall_of_fame(history, settings.hall_of_fame)
         fitness, games, _, scores = evaluate(population, settings, rng, mapper, parallelism, hall)
         seconds = time.perf_counter() - began
         best = max(range(len(population)), key=lambda i: fitness[i])
