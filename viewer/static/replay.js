@@ -215,6 +215,8 @@
       else if (k === " ") act = "play";
       if (act) { e.preventDefault(); if (act !== "play") stop(); buttons[act](); }
     });
+    var mode = /(?:^#|&)print=(day|round|step)/.exec(location.hash);
+    if (mode) return printFrames(mode[1]);
     window.addEventListener("hashchange", fromHash);
     fromHash();
   }
@@ -230,6 +232,21 @@
       case "aborted": return "cut off";
       default: return "unfinished";
     }
+  }
+
+  /* Print mode (#print=day|round|step): every frame one under the other, one per printed page. */
+  function printFrames(every) {
+    var g = game(), steps = g.steps, key = every === "day" ? "D" : "r";
+    document.body.classList.add("printing");
+    var holder = $("table");
+    while (holder.firstChild) holder.removeChild(holder.firstChild);
+    steps.forEach(function (s, i) {
+      if (every !== "step" && i < steps.length - 1 && steps[i + 1][key] === s[key]) return;
+      var frame = document.createElement("div");
+      frame.className = "frame";
+      holder.appendChild(frame);
+      T.render(frame, viewAt(g, i), {});
+    });
   }
 
   window.EconomancyReplay = {go: go, goDay: goDay, data: data, current: function () { return {game: gameIndex, step: stepIndex}; }};
