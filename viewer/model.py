@@ -146,6 +146,11 @@ def _loads(line: bytes | str) -> Any:
     return orjson.loads(raw)
 
 
+def _dumps(value: Any) -> str:
+    """Compact JSON with exact integers of any size (orjson stops at 64 bits)."""
+    return json.dumps(value, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+
+
 def _visible(text: str) -> str:
     return "".join(ch if ch.isprintable() else f"\\x{ord(ch):02x}" if ord(ch) < 256 else f"\\u{ord(ch):04x}"
                    for ch in text)
@@ -200,7 +205,7 @@ class _State:
         return sum(cards.table[c]["points"] for c, _ in self.players[p][2])
 
     def key(self) -> tuple[Any, ...]:
-        return (self.day, orjson.dumps(self.phase, option=orjson.OPT_SORT_KEYS),
+        return (self.day, _dumps(self.phase),
                 tuple((c, b, tuple(cs)) for c, b, cs in self.players), tuple(sorted(self.shop.items())))
 
 
@@ -230,7 +235,8 @@ def _decode_state(v: dict[str, Any], number: int, cards: _Cards) -> _State:
             raise TraceError(f"line {number}: player {_text(repr(player), 20)} is not a seat")
     except (KeyError, TypeError) as e:
         raise TraceError(f"line {number}: not a game state (missing or wrong {e})") from None
-    clean = {k: (_text(x, MAX_REASON) if isinstance(x, str) else x) for k, x in phase.items()}
+    clean = {k: (_text(x, MAX_REASON) if isinstance(x, str) else _num(x) if type(x) is int else x)
+             for k, x in phase.items()}
     return _State(day, clean, players, shop, player, number)
 
 
@@ -342,17 +348,19 @@ class _Builder:
         seat = s.player
         assert seat is not None
         name = s.phase.get("name")
-        text = _text(orjson.dumps(answer.value).decode()) if answer is not None else None
+        text = _text(_dumps(answer.value)) if answer is not None else None
         move = answer.value[0] if answer is not None and isinstance(answer.value, list) and len(answer.value) == 1 \
             else None
         extra: dict[str, Any] = {"p": seat, "a": text}
+        faulted = following is not None and following.player is None and following.phase.get("name") == "fault" \
+            and following.phase.get("forfiet") == seat
         if name in ("investing", "buy"):
             key = s.key()
             if self.round_kind != name or key != self.round_key or any(q >= seat for q, _, _ in self.round_answers):
                 self._new_round(name)
                 self.round_key = key
                 self.round_state = s
-            extra["m"] = self._meaning(name, move, s, seat)
+            extra["m"] = self._meaning(name, move, s, seat, faulted)
             extra["sealed"] = [q for q, _, _ in self.round_answers]
             self._step("ask", s, **extra)
             self.round_answers.append((seat, move, text or ""))
@@ -364,28 +372,35 @@ class _Builder:
             attacker = s.phase.get("attacker")
             if s.phase.get("attacker_card") is False and seat == attacker:
                 self._new_round("attack")
-                extra["m"] = self._meaning("attacking", move, s, seat)
+                extra["m"] = self._meaning("attacking", move, s, seat, faulted)
                 self._step("ask", s, **extra)
                 if type(move) is int and move != 0 and 0 <= move < len(s.players[seat][2]):
                     self.attack = {"attacker": seat, "i": move, "c": s.players[seat][2][move][0], "defs": []}
                     self.attack_state = s
                     self._maybe_fight(following)
                 return
-            extra["m"] = self._meaning("defending", move, s, seat)
+            extra["m"] = self._meaning("defending", move, s, seat, faulted)
             self._step("ask", s, **extra)
             if self.attack is not None and type(move) is int and 0 <= move < len(s.players[seat][2]):
                 self.attack["defs"].append({"p": seat, "i": move, "c": s.players[seat][2][move][0]})
                 self._maybe_fight(following)
             return
         # An unknown phase with a seat asked: show it as a plain decision.
-        self._step("ask", s, **extra)
+        self._step("ask", s, **extra, m={"bad": True} if faulted else {})
 
     def _same_round(self, s: _State, following: _State, seat: int) -> bool:
         return following.player is not None and following.player > seat and following.key() == s.key()
 
-    def _meaning(self, phase: str, move: Any, s: _State, seat: int) -> dict[str, Any]:
-        """What the answer says in words the page can draw; "bad" when it is
-        not a legal-looking move (the fault that follows says why)."""
+    def _meaning(self, phase: str, move: Any, s: _State, seat: int, faulted: bool) -> dict[str, Any]:
+        """What the answer says in words the page can draw, with "bad" when
+        the referee refused it (the fault that follows says why) or it is
+        not even shaped like a move."""
+        m = self._move(phase, move, s, seat)
+        if faulted:
+            m["bad"] = True
+        return m
+
+    def _move(self, phase: str, move: Any, s: _State, seat: int) -> dict[str, Any]:
         if phase == "investing":
             return {"invest": _num(move)} if type(move) is int else {"bad": True}
         if phase == "buy":
@@ -568,7 +583,7 @@ def build_replay(
             i += 1
             continue
         if not _is_state(v):
-            raise TraceError(f"line {line.number}: expected a game state, got {_text(orjson.dumps(v).decode(), 80)}")
+            raise TraceError(f"line {line.number}: expected a game state, got {_text(_dumps(v), 80)}")
         s = _decode_state(v, line.number, cards)
         if builder is None:
             builder = _Builder(cards, current_names)
