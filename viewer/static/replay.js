@@ -120,6 +120,9 @@
       var line = svg("polyline", {points: pts, fill: "none", stroke: SEAT[p % 4], "stroke-width": 2});
       line.appendChild(svg("title", {}, T.visible(names[p])));
       root.appendChild(line);
+      if (s.length < 30) s.forEach(function (v, k) {
+        root.appendChild(svg("circle", {cx: x(days[k]).toFixed(1), cy: y(v).toFixed(1), r: 2.5, fill: SEAT[p % 4]}));
+      });
     });
     root.addEventListener("click", function (e) {
       var box = root.getBoundingClientRect();

@@ -126,8 +126,20 @@
     return b;
   }
 
-  /* One card: name, attack, defense, uses, and (in the shop) cost and count. */
+  /* One card: name, attack, defense, uses, and (in the shop) cost. Built
+     once per look and cloned after (a replay draws the same cards again and again). */
+  var cardCache = typeof WeakMap !== "undefined" ? new WeakMap() : null;
+
   function cardNode(view, id, opts) {
+    if (!cardCache) return buildCard(view, id, opts);
+    var byTable = cardCache.get(view.cards);
+    if (!byTable) { byTable = {}; cardCache.set(view.cards, byTable); }
+    var key = [id, opts.index, opts.uses, opts.attacking, opts.attackPhase, opts.cost].join("|");
+    if (!byTable[key]) byTable[key] = buildCard(view, id, opts);
+    return byTable[key].cloneNode(true);
+  }
+
+  function buildCard(view, id, opts) {
     var card = cardOf(view, id);
     var node = el("div", "ect-card ect-fam-" + family(card));
     attr(node, "data-card", card.name);
