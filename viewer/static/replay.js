@@ -110,7 +110,7 @@
     root.appendChild(svg("line", {x1: L, y1: H - B, x2: W - R, y2: H - B, "class": "axis"}));
     root.appendChild(svg("line", {x1: L, y1: Tp, x2: L, y2: H - B, "class": "axis"}));
     var top = log ? Math.pow(10, maxY) - 1 : maxY;
-    root.appendChild(svg("text", {x: L - 4, y: Tp + 4, "text-anchor": "end", "class": "tick"}, top >= 1e6 ? top.toExponential(1) : Math.round(top)));
+    root.appendChild(svg("text", {x: L - 4, y: Tp + 4, "text-anchor": "end", "class": "tick"}, top >= 1e6 ? top.toExponential(0).replace("e+", "e") : Math.round(top)));
     root.appendChild(svg("text", {x: L - 4, y: H - B, "text-anchor": "end", "class": "tick"}, "0"));
     root.appendChild(svg("text", {x: L, y: H - 6, "class": "tick"}, "day " + minX));
     root.appendChild(svg("text", {x: W - R, y: H - 6, "text-anchor": "end", "class": "tick"}, "day " + maxX));
