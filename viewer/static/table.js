@@ -179,6 +179,15 @@
     }
   }
 
+  /* The phase as the step shows it: an event names itself, the state its phase otherwise. */
+  function stepLabel(view) {
+    var step = view.step;
+    if (step && step.k === "fight") return "Attack resolved";
+    if (step && step.k === "reveal") return step.ev.type === "invest" ? "Investments revealed" : "Buys revealed";
+    if (step && (step.k === "aborted" || step.k === "cut")) return step.k === "aborted" ? "Cut off" : "Unfinished";
+    return phaseLabel(view.state.phase);
+  }
+
   function fmt(n) {  // numbers may be strings (beyond 2^53): show as they are, grouped
     var s = String(n);
     return /^-?\d{5,}$/.test(s) ? s.replace(/\B(?=(\d{3})+(?!\d))/g, "\u2009") : s;
@@ -467,7 +476,7 @@
     attr(cycle, "title", "Income depends on the day of the cycle: 1, 2, 3, 1, 2, 3, ...");
     var top = el("div", "ect-top", [
       el("span", "ect-day", ["Day ", el("b", "ect-day-n", String(st.D))]), cycle,
-      el("span", "ect-phase ect-phase-" + st.phase.name, phaseLabel(st.phase)),
+      el("span", "ect-phase ect-phase-" + st.phase.name, stepLabel(view)),
       el("span", "ect-status", describe(view)),
     ]);
     root.appendChild(top);
