@@ -266,3 +266,36 @@ def test_frame_steps(every: str, frames: None) -> None:
     else:
         assert len(got) == steps[-1]["D"] and got[-1] == len(steps) - 1
         assert all(steps[i]["D"] != steps[i + 1]["D"] for i in got[:-1])
+
+
+def test_a_stream_of_games_with_names_and_a_cut_off_game(page: Any, tmp_path: Path) -> None:
+    one = (TRACES / "simple_2p_attack_points_1.jsonl").read_text().strip()
+    stream = tmp_path / "stream.jsonl"
+    stream.write_text("\n".join([
+        '{"meta":"players","names":["attack","points"]}', one, one,
+        '{"meta":"players","names":["x","y"]}', "\n".join(one.splitlines()[:9]),
+        '{"meta":"aborted","reason":"referee stopped"}',
+    ]))
+    path, _ = _page_for(stream, tmp_path / "stream.html")
+    page.goto(path.as_uri())
+    assert page.locator("#game option").count() == 3 and page.is_visible("#game")
+    page.goto(path.as_uri() + "#game=3&end")
+    assert page.locator(".ect-player .ect-name").all_inner_texts() == ["x", "y"]
+    assert page.locator(".ect-event-end h3").inner_text() == "Game cut off"
+    assert "referee stopped" in page.locator(".ect-end-text").inner_text()
+    page.select_option("#game", "1")
+    assert page.evaluate("location.hash") == "#game=2&step=0"
+    assert page.errors == []
+
+
+def test_pdf_export_prints_one_frame_per_day(tmp_path: Path, chromium: Any) -> None:
+    from click.testing import CliRunner
+
+    from driver.cli import driver
+
+    pdf = tmp_path / "game.pdf"
+    trace = TRACES / "simple_2p_decent_decent_maxdays12.jsonl"
+    res = CliRunner().invoke(driver, ["view", str(trace), "-o", str(tmp_path / "g.html"), "--pdf", str(pdf)])
+    assert res.exit_code == 0, res.output
+    data = pdf.read_bytes()
+    assert data.startswith(b"%PDF") and data.count(b"/Type /Page") - data.count(b"/Type /Pages") >= 12
