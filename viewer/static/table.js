@@ -226,6 +226,7 @@
     var ev = step.ev || {};
     switch (step.k) {
       case "ask":
+        if (step.a === undefined) return "Waiting for " + seatName(view, step.p) + ": " + asking(view, step);
         return seatName(view, step.p) + " " + answerText(view, step) + (step.m && step.m.bad ? " (not a legal move)" : "");
       case "reveal":
         if (ev.type === "invest") {
