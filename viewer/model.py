@@ -584,7 +584,7 @@ class _Builder:
 
     def _chart_final(self, s: _State) -> None:
         assert self.game is not None
-        self.chart_days.append(max(self.abs_day, 1))
+        self.chart_days.append(max(self.abs_day, 1) + 1)  # the end, after the last day begun
         for p in range(len(s.players)):
             self.chart_coins[p].append(_float(s.players[p][0]))
             self.chart_points[p].append(s.points(self.cards, p))
