@@ -135,8 +135,8 @@
   function drawCharts(g, day) {
     var c = g.chart;
     var big = c.coins.some(function (s) { return s.some(function (v) { return v > 1e4; }); });
-    chart($("chart-coins"), "Coins at the start of each day, and at the end", c.days, c.coins, day, g.names, big);
-    chart($("chart-points"), "Points at the start of each day, and at the end", c.days, c.points, day, g.names, false);
+    chart($("chart-coins"), "Coins: each day\u2019s start, and the end", c.days, c.coins, day, g.names, big);
+    chart($("chart-points"), "Points: each day\u2019s start, and the end", c.days, c.points, day, g.names, false);
     var legend = $("legend");
     while (legend.firstChild) legend.removeChild(legend.firstChild);
     g.names.forEach(function (n, p) {
