@@ -44,6 +44,7 @@ __all__ = [
     "build_replay",
     "parse_lines",
     "card_table",
+    "visible",
     "MAX_TEXT",
 ]
 
@@ -166,6 +167,13 @@ def _answer_text(value: Any) -> str:
 def _dumps(value: Any) -> str:
     """Compact JSON with exact integers of any size (orjson stops at 64 bits)."""
     return json.dumps(value, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+
+
+def visible(text: str) -> str:
+    """Control and other unprintable characters as \\xNN or \\uNNNN, so bot
+    text cannot move a cursor, hide itself or reorder a line (the page's
+    renderer does the same in JavaScript)."""
+    return _visible(text)
 
 
 def _visible(text: str) -> str:
