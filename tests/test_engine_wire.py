@@ -47,7 +47,7 @@ def player(*cards: tuple[str, int], coins: int = 0, buys: int = 1) -> dict:
         (wire(players=[player(("Golem", 0)), player()]), "'Golem' is not a card of this game"),
         (wire(players=[player(("Pass", 0)), player()]), "'Pass' is not a card of this game"),
         (wire(players=[player(("Worker", -1)), player()]), "uses must be 0..255"),
-        (wire(players=[player(coins=2**70), player()]), "coins must be 0.."),
+        (wire(players=[player(coins=-(10**50)), player()]), "player 0 coins must be >= 0, not a negative integer of about 51 digits"),
         (wire(players=[{"coins": 1, "buys": 1}, player()]), "player 0 lacks 'cards'"),
         (wire(phase={"name": "income"}), "unknown phase 'income'"),
         (wire(phase={"name": "attacking", "attacker": 2, "attacker_card": False}), "attacker must be 0..1"),
@@ -230,13 +230,13 @@ def test_pickle_keeps_hidden_answers_and_faults() -> None:
 
 
 def test_setstate_rejects_corrupt_states() -> None:
-    raw, reason, decisions = Game(2).__getstate__()
+    raw, reason, decisions, bigs = Game(2).__getstate__()
     with pytest.raises(ValueError, match="another build"):
-        Game(2).__setstate__((raw[:-1], reason, decisions))
+        Game(2).__setstate__((raw[:-1], reason, decisions, bigs))
     corrupt = bytearray(raw)
     corrupt[0] = 9  # n_players
     with pytest.raises(ValueError, match="inconsistent pickled state"):
-        Game(2).__setstate__((bytes(corrupt), reason, decisions))
+        Game(2).__setstate__((bytes(corrupt), reason, decisions, bigs))
 
 
 def test_a_game_never_initialised_is_inert() -> None:
