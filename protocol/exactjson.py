@@ -24,15 +24,15 @@ Integers longer than Python's own limit for int/str conversion (4300
 digits by default) are converted piecewise (`digits_to_int`,
 `int_to_digits`), never by lifting that process-wide limit.
 
-Start-up matters (the SDK imports this in every bot): stdlib and orjson only.
+Start-up matters (the SDK imports this in every bot): orjson only; the
+stdlib's json and the exact parser's regular expressions are loaded the
+first time a slow path runs.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from functools import lru_cache, partial
-from json.decoder import scanstring
 from typing import Any
 
 import orjson
@@ -232,6 +232,8 @@ def loads(data: bytes | str, *, max_digits: int | None = DEFAULT_MAX_DIGITS) -> 
         return value
     # Valid JSON (orjson read it) with a long integer: the stdlib's C parser
     # reads it again exactly, or ours if the stdlib's recursion runs out.
+    import json
+
     text = data.decode()
     try:
         return json.loads(text, parse_int=partial(_int_token, max_digits))
@@ -252,10 +254,21 @@ def _int_token(max_digits: int | None, token: str) -> int:
     return digits_to_int(token)
 
 
-_WS = re.compile(r"[ \t\n\r]*")
-_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
-_SURROGATE = re.compile("[\ud800-\udfff]")
 _LITERALS = (("true", True), ("false", False), ("null", None))
+
+
+@lru_cache(maxsize=1)
+def _grammar() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], Any]:
+    """(whitespace, number, lone surrogate, the stdlib's string scanner),
+    built on first use: most processes never need them."""
+    from json.decoder import scanstring
+
+    return (
+        re.compile(r"[ \t\n\r]*"),
+        re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?"),
+        re.compile("[\ud800-\udfff]"),
+        scanstring,
+    )
 
 
 class _Parser:
@@ -265,12 +278,13 @@ class _Parser:
     def __init__(self, text: str, max_digits: int | None) -> None:
         self.text = text
         self.max_digits = max_digits
+        self.space, self.number_token, self.surrogate, self.scanstring = _grammar()
 
     def fail(self, what: str, at: int) -> NotJSON:
         return NotJSON(f"{what} at character {at}")
 
     def ws(self, i: int) -> int:
-        return _WS.match(self.text, i).end()  # type: ignore[union-attr]
+        return self.space.match(self.text, i).end()  # type: ignore[union-attr]
 
     def document(self) -> Any:
         text = self.text
@@ -346,15 +360,15 @@ class _Parser:
 
     def string(self, i: int) -> tuple[str, int]:
         try:
-            value, end = scanstring(self.text, i + 1, True)
+            value, end = self.scanstring(self.text, i + 1, True)
         except ValueError as problem:  # JSONDecodeError
             raise self.fail(getattr(problem, "msg", "bad string"), i) from None
-        if _SURROGATE.search(value):
+        if self.surrogate.search(value):
             raise self.fail("a lone surrogate in a string", i)
         return value, end
 
     def number(self, i: int) -> tuple[int | float, int]:
-        match = _NUMBER.match(self.text, i)
+        match = self.number_token.match(self.text, i)
         if match is None:
             raise self.fail("bad number", i)
         token = match.group()
