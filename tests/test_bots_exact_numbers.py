@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 import pytest
 

@@ -5,18 +5,18 @@ beyond: these tests cross that line in every operation that touches coins."""
 
 from __future__ import annotations
 
-import gc
 import json
 import pickle
 import random
-import tracemalloc
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from protocol.cards import CARDS, NAME_TO_ID, NAMES, PASS, shop_ids
-from protocol.engine import ATTACKING, BUY, DEFENDING, END, INVESTING, Game, IllegalMove
+from protocol.engine import ATTACKING, BUY, DEFENDING, INVESTING, Game, IllegalMove
+
+from test_engine_wire import memory_growth
 
 BEAN = NAME_TO_ID["Magic Bean Stock"]
 SHIELD = NAME_TO_ID["Shield of Greed"]
@@ -207,18 +207,8 @@ def test_no_reference_leaks_with_python_ints_in_play() -> None:
             game.play(1, 2**64)
             game.playout(seed, 0)
 
-    churn()
-    gc.collect()
-    tracemalloc.start()
-    churn()
-    gc.collect()
-    first, _ = tracemalloc.get_traced_memory()
-    for _ in range(3):
-        churn()
-    gc.collect()
-    second, _ = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    assert second - first < 5_000, f"memory grew by {second - first} bytes"
+    growth = memory_growth(churn)
+    assert growth < 5_000, f"memory grew by {growth} bytes"
 
 
 def test_max_days_beyond_32_bits() -> None:
