@@ -1351,13 +1351,17 @@ static PyObject *Game_play(GameObject *g, PyObject *const *args, Py_ssize_t narg
     /* apply_move validates everything before it changes anything; only a
        Python call failing midway (MemoryError, with Python ints in play)
        could stop it after a change, so then a copy is kept to restore. */
+    PyObject *big = NULL; /* a move beyond int64, as a plain int (the state may keep it) */
+    if (overflow > 0 && !(big = PyObject_CallOneArg((PyObject *)&PyLong_Type, args[1])))
+        return NULL;
     State backup;
-    int keep = near_big(&g->s) || overflow > 0;
+    int keep = near_big(&g->s) || big;
     if (keep) {
         memcpy(&backup, &g->s, sizeof backup);
         state_incref(&backup);
     }
-    const char *why = apply_move(&g->s, p, mv, overflow > 0 ? args[1] : NULL);
+    const char *why = apply_move(&g->s, p, mv, big);
+    Py_XDECREF(big);
     if (!keep && g->s.failed) { /* cannot happen in a reachable state (see NEAR_BIG) */
         g->s.failed = 0;
         return NULL;
