@@ -5,9 +5,11 @@ beyond: these tests cross that line in every operation that touches coins."""
 
 from __future__ import annotations
 
+import gc
 import json
 import pickle
 import random
+import sys
 
 import pytest
 from hypothesis import given, settings
@@ -15,8 +17,6 @@ from hypothesis import strategies as st
 
 from protocol.cards import CARDS, NAME_TO_ID, NAMES, PASS, shop_ids
 from protocol.engine import ATTACKING, BUY, DEFENDING, INVESTING, Game, IllegalMove
-
-from test_engine_wire import memory_growth
 
 BEAN = NAME_TO_ID["Magic Bean Stock"]
 SHIELD = NAME_TO_ID["Shield of Greed"]
@@ -197,18 +197,26 @@ def test_random_playouts_invest_across_the_whole_huge_range() -> None:
 
 
 def test_no_reference_leaks_with_python_ints_in_play() -> None:
-    def churn() -> None:
-        for seed in range(100):
-            game = make([(10**25 + seed, ["Magic Bean Stock"]), (2**64 + seed, ["Magic Bean Stock"])], max_days=30)
-            game.play(0, 2**64 + 1)
+    purse, bid = 10**25 + 12345, 2**64 + 1
+
+    def churn(rounds: int) -> None:
+        for seed in range(rounds):
+            game = make([(purse, ["Magic Bean Stock"]), (2**64 + seed, ["Magic Bean Stock"])], max_days=30)
+            game.play(0, bid)
             twin = pickle.loads(pickle.dumps(game.copy()))
             twin.key(), twin == game, twin.legal_moves(1), twin.to_wire(1)
             twin.playout(seed, 1)
             game.play(1, 2**64)
             game.playout(seed, 0)
 
-    growth = memory_growth(churn)
-    assert growth < 5_000, f"memory grew by {growth} bytes"
+    churn(100)
+    gc.collect()
+    blocks, refs = sys.getallocatedblocks(), (sys.getrefcount(purse), sys.getrefcount(bid))
+    churn(1000)
+    gc.collect()
+    # Leaking one object per round would add 1000 blocks; allocator noise is a few dozen.
+    assert sys.getallocatedblocks() - blocks < 200
+    assert (sys.getrefcount(purse), sys.getrefcount(bid)) == refs
 
 
 def test_max_days_beyond_32_bits() -> None:
