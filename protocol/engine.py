@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Sequence
 
 from protocol import _engine
-from protocol.exactjson import describe_int, dumps
 from protocol.cards import BASE, CARDS, NAME_TO_ID, NAMES, PASS, PASS_NAME, SIMPLE, STIPEND
 
 __all__ = [
@@ -172,6 +171,10 @@ _SHOWN = 200  # characters of a bad move quoted in its reason
 
 
 def _show(value: Any) -> str:
+    # Only messages need the exact JSON helpers: importing them (and orjson)
+    # with the engine would tax every process that only plays games.
+    from protocol.exactjson import describe_int, dumps
+
     if type(value) is int:
         return describe_int(value)
     try:
@@ -188,6 +191,8 @@ def _int(v: Any, what: str, lo: int = 0, hi: int | None = None) -> int:
     if type(v) is not int:
         raise ValueError(f"{what} must be an integer, not {_show(v)}")
     if v < lo or (hi is not None and v > hi):
+        from protocol.exactjson import describe_int
+
         bound = f"{lo}..{hi}" if hi is not None else f">= {lo}"
         raise ValueError(f"{what} must be {bound}, not {describe_int(v)}")
     return v
