@@ -10,9 +10,11 @@ as the original driver (which asks one player at a time) would have:
 whoever is first in seat order to misbehave forfeits, even if a later
 seat misbehaved sooner.
 
-The inner loop works on the engine's dicts and orjson bytes only
-(pydantic stays in `protocol.wire`): a round costs one `to_wire`, two
-small encodings and a few system calls.
+The inner loop works on the engine's dicts and bytes only (pydantic
+stays in `protocol.wire`): a round costs one `to_wire`, two small
+encodings and a few system calls. Encoding and decoding go through
+`protocol.exactjson` (orjson, with an exact fallback): numbers are exact
+integers of any size, as in the original's traces.
 """
 
 from __future__ import annotations
@@ -22,15 +24,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
-import orjson
-
 from driver.botspec import BotSpec
 from driver.process import LINE_LIMIT, STDERR_LIMIT, BotGroup, BotStartError, Reply, ReplyKind
 from protocol.engine import DEFENDING, END, Game, IllegalMove, move_from_wire
+from protocol.exactjson import DEFAULT_MAX_DIGITS, JSONError, NotJSON, digits_of, dumps, loads
 
 __all__ = ["GameOptions", "GameResult", "play_game", "state_lines", "interpret_reply"]
 
-_SORTED = orjson.OPT_SORT_KEYS
 _SNIPPET = 200  # characters of a bad answer kept in the trace and the reason
 
 
@@ -92,7 +92,7 @@ def play_game(
             )
     except BotStartError as e:
         game.forfeit(e.seat, str(e.strerror))
-        trace.emit(orjson.dumps(game.to_wire(), option=_SORTED))
+        trace.emit(dumps(game.to_wire()))
         trace.flush()
         return GameResult(None, game.fault, 0, 0, time.monotonic() - started, trace.lines, [b""] * len(bots))
     moves = 0
@@ -100,7 +100,7 @@ def play_game(
         while not game.is_over:
             moves += _play_round(game, group, trace, options)
         final = game.to_wire()
-        trace.emit(orjson.dumps(final, option=_SORTED))
+        trace.emit(dumps(final))
         lines = state_lines(final, range(len(bots)))
         for seat, line in lines.items():
             group.send(seat, line, request=False)
@@ -190,8 +190,8 @@ def state_lines(state: dict[str, Any], seats: Sequence[int] | range) -> dict[int
     sorted keys put it (between "phase" and "players")."""
     players = state.pop("players")
     shop = state.pop("shop")
-    head = orjson.dumps(state, option=_SORTED)[:-1]
-    tail = orjson.dumps({"players": players, "shop": shop}, option=_SORTED)[1:]
+    head = dumps(state)[:-1]
+    tail = dumps({"players": players, "shop": shop})[1:]
     state["players"] = players
     state["shop"] = shop
     return {seat: b'%s,"player":%d,%s' % (head, seat, tail) for seat in seats}
@@ -202,11 +202,14 @@ def interpret_reply(game: Game, reply: Reply) -> tuple[bytes | None, int, str | 
     kind = reply.kind
     if kind is ReplyKind.LINE:
         try:
-            value = orjson.loads(reply.line)
-        except orjson.JSONDecodeError:
+            value = loads(reply.line, max_digits=_digit_limit(game, reply.line))
+        except NotJSON:
             text = _snippet(reply.line)
-            return orjson.dumps(text), 0, f"answer is not JSON: {text}"
-        answer = orjson.dumps(value, option=_SORTED)
+            return dumps(text), 0, f"answer is not JSON: {text}"
+        except JSONError as e:  # valid JSON beyond a limit: say which
+            text = _snippet(reply.line)
+            return dumps(text), 0, f"answer {e.problem}: {text}"
+        answer = dumps(value)  # exact: [99999999999999999999] stays that
         if type(value) is not list or len(value) != 1:
             return answer, 0, f"move is not in a one-element array: {_snippet(answer)}"
         try:
@@ -216,8 +219,17 @@ def interpret_reply(game: Game, reply: Reply) -> tuple[bytes | None, int, str | 
     if kind is ReplyKind.TIMEOUT:
         return b'"timeout"', 0, f"timeout: {reply.detail}"
     if kind is ReplyKind.TOO_LONG:
-        return orjson.dumps(_snippet(reply.line)), 0, reply.detail
+        return dumps(_snippet(reply.line)), 0, reply.detail
     return None, 0, f"bot {reply.detail} instead of answering"
+
+
+def _digit_limit(game: Game, line: bytes) -> int:
+    """The longest integer an answer may hold: Python's default limit, or more
+    if a purse is longer, so that every legal investment is read (a longer
+    number cannot be a legal move)."""
+    if len(line) <= DEFAULT_MAX_DIGITS:
+        return DEFAULT_MAX_DIGITS
+    return max(DEFAULT_MAX_DIGITS, max(digits_of(game.coins(p)) for p in range(game.n_players)))
 
 
 def _reason(e: ValueError) -> str:
