@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 
-from tournaments import PlayOptions, elimination, gauntlet, round_robin, sprt
+from tournaments import PlayOptions, TournamentError, elimination, gauntlet, round_robin, sprt
 
 BOTS = Path(__file__).parent / "bots_tournament"
 PASSIVE, CRASH, HANG = (str(BOTS / f) for f in ("passive.py", "crash.py", "hang.py"))
@@ -30,7 +30,7 @@ def test_crashing_and_hanging_bots_forfeit_and_the_tournament_goes_on(tmp_path: 
     res = round_robin(
         [f"passive={PASSIVE}", f"crash={CRASH}", f"hang={HANG}"],
         games=1, db=tmp_path / "r.sqlite", concurrency=2,
-        options=PlayOptions(max_days=3, timeout=1.0),
+        options=PlayOptions(max_days=3, timeout=1.0, bot_options={"hang": "startup=0"}),
     )
     rec = res.standings.records
     assert res.standings.games == res.played_now == 6
@@ -49,13 +49,13 @@ def test_crashing_and_hanging_bots_forfeit_and_the_tournament_goes_on(tmp_path: 
 def test_bad_bots_and_fields_fail_before_any_game(tmp_path: Path) -> None:
     db = tmp_path / "r.sqlite"
     out = cli("round-robin", PASSIVE, str(tmp_path / "nope.py"), "--db", str(db))
-    assert out.returncode == 1 and "bot 2" in out.stderr and "does not exist" in out.stderr
+    assert out.returncode == 2 and "bot 2" in out.stderr and "does not exist" in out.stderr
     plain = tmp_path / "plain.py"
     plain.write_text("print('hi')\n")
     out = cli("round-robin", PASSIVE, str(plain), "--db", str(db))
-    assert out.returncode == 1 and "not executable" in out.stderr
+    assert out.returncode == 2 and "not executable" in out.stderr
     out = cli("round-robin", PASSIVE, PASSIVE, "--players", "3", "--db", str(db))
-    assert out.returncode == 1 and "at least 3 bots" in out.stderr
+    assert out.returncode == 2 and "at least 3 bots" in out.stderr
     assert not db.exists()
 
 
@@ -63,7 +63,7 @@ def test_corrupt_database_is_refused_and_kept(tmp_path: Path) -> None:
     db = tmp_path / "r.sqlite"
     db.write_bytes(b"my thesis, not a database\n")
     out = cli("round-robin", PASSIVE, PASSIVE, "--db", str(db))
-    assert out.returncode == 1 and "not an SQLite database" in out.stderr
+    assert out.returncode == 2 and "not an SQLite database" in out.stderr
     assert db.read_bytes() == b"my thesis, not a database\n"
 
 
@@ -200,7 +200,7 @@ def _cmdline(pid: int) -> str:
 def test_elimination_with_four_player_tables_byes_and_resume(tmp_path: Path) -> None:
     bots = [f"p{i}={PASSIVE}" for i in range(4)] + ["r=random"]
     kw = dict(players=4, games=1, seatings="latin", db=tmp_path / "e.sqlite", concurrency=2,
-              options=PlayOptions(max_days=3), bootstrap=0)
+              options=PlayOptions(max_days=3))
     shown: list[str] = []
     res = elimination(bots, echo=shown.append, **kw)  # type: ignore[arg-type]
     d = res.details
@@ -214,7 +214,10 @@ def test_elimination_with_four_player_tables_byes_and_resume(tmp_path: Path) -> 
     assert any("Final" in s for s in shown)
     again = elimination(bots, **kw)  # type: ignore[arg-type]
     assert again.played_now == 0 and again.details["champion"] == d["champion"]
-    reseeded = elimination(bots, seed=1, **kw)  # type: ignore[arg-type]
+    # Another seed is another tournament: refused, saying how it differs, unless asked for.
+    with pytest.raises(TournamentError, match="seed 0 there, 1 here.*--new"):
+        elimination(bots, seed=1, **kw)  # type: ignore[arg-type]
+    reseeded = elimination(bots, seed=1, new=True, **kw)  # type: ignore[arg-type]
     assert reseeded.details["seeding_from"] == "stored ratings"
     assert reseeded.played_now == 6
 
@@ -234,7 +237,7 @@ def test_sprt_stops_when_decided_and_resumes_decided(tmp_path: Path) -> None:
 
 def test_gauntlet_puts_the_challenger_at_every_table(tmp_path: Path) -> None:
     res = gauntlet("random", [PASSIVE, PASSIVE, PASSIVE], players=3, games=1, seatings="latin",
-                   db=tmp_path / "g.sqlite", options=PlayOptions(max_days=3), bootstrap=20)
+                   db=tmp_path / "g.sqlite", options=PlayOptions(max_days=3))
     conn = sqlite3.connect(tmp_path / "g.sqlite")
     seats = [row[0] for row in conn.execute("SELECT seats FROM games")]
     assert len(seats) == 3 * 3 and all('"random"' in s for s in seats)
