@@ -35,7 +35,7 @@ def test_ladder_pool_runs_rates_evaluates_and_keeps_history(tmp_path: Path) -> N
     assert "already has a bot named 'rnd'" in ladder(db, "add", "rnd", "random", ok=False)
     assert "unknown bot" in ladder(db, "add", "x", "no-such-bot", ok=False)
 
-    run = ladder(db, "run", "--games", "9", "--max-days", "3", "--json")
+    run = ladder(db, "run", "--total", "9", "--max-days", "3", "--json")
     assert run["played_now"] == 9 and run["games"] == 9
     rows = {r["name"]: r for r in run["standings"]}
     assert rows["crash"]["forfeits"] == rows["crash"]["games"] > 0

@@ -242,3 +242,17 @@ def test_gauntlet_puts_the_challenger_at_every_table(tmp_path: Path) -> None:
     seats = [row[0] for row in conn.execute("SELECT seats FROM games")]
     assert len(seats) == 3 * 3 and all('"random"' in s for s in seats)
     assert res.standings.records["random"].games == 9
+
+
+def test_an_early_ctrl_c_prints_no_worker_traceback(tmp_path: Path) -> None:
+    """Ctrl-C while the workers are still starting (importing, before they
+    leave SIGINT to the parent) stops the run quietly: no worker traceback."""
+    db = tmp_path / "c.sqlite"
+    proc = _start_cli(["round-robin", PASSIVE, PASSIVE, "--games", "4", "--max-days", "40", "--db", str(db), "-j", "2"])
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None and not _descendants(proc.pid):
+        time.sleep(0.005)
+    os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the whole process group
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "resume" in err, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err

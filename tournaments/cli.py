@@ -392,7 +392,9 @@ def ladder_show(base: bool, max_days: int, db: Path | None, as_json: bool) -> No
 
 
 @ladder_main.command("run")
-@click.option("--games", "-n", type=click.IntRange(1), required=True, help="Games to play in all.")
+# Not -n/--games, which means games per group and seating everywhere else.
+@click.option("--total", "--games", "games", type=click.IntRange(1), required=True, metavar="N",
+              help="Games to play in all.")
 @click.option("--players", "-p", type=click.IntRange(2, 4), default=2, show_default=True)
 @_ladder_db
 @_play_options
