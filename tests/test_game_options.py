@@ -102,3 +102,17 @@ def test_time_controls_are_per_seat() -> None:
     assert res.fault is not None and res.fault[0] == 1 and "no answer within 0.3 s" in res.fault[1]
     margin = GameOptions(max_days=2, timeout=0.3, seats=(BotOptions(), BotOptions(margin=20)))
     assert play_game([SIMPLE, pausing], margin).fault is None  # the margin is grace on top
+
+
+@pytest.mark.parametrize(
+    "bot", ["random", "expert", "evolved", "decent-repro", "alphabeta --depth 2", "mcts --iterations 40"]
+)
+def test_every_bot_of_ours_replays_its_game_from_the_same_seed(bot: str) -> None:
+    """Each of our bots takes the referee's --seed, and, without a time
+    budget, plays the same game again from the same seed."""
+    spec = parse_bot(bot)
+    options = GameOptions(max_days=3, timeout=30, seed=11)
+    first = play_game([spec, parse_bot("random")], options)
+    again = play_game([spec, parse_bot("random")], options)
+    assert first.fault is None and again.fault is None
+    assert first.trace == again.trace
