@@ -14,6 +14,8 @@ import pytest
 
 
 from tournaments import PlayOptions, TournamentError, elimination, gauntlet, round_robin, sprt
+from tournaments.html_report import report
+from tournaments.store import Store
 
 BOTS = Path(__file__).parent / "bots_tournament"
 PASSIVE, CRASH, HANG = (str(BOTS / f) for f in ("passive.py", "crash.py", "hang.py"))
@@ -214,6 +216,10 @@ def test_elimination_with_four_player_tables_byes_and_resume(tmp_path: Path) -> 
     assert any("Final" in s for s in shown)
     again = elimination(bots, **kw)  # type: ignore[arg-type]
     assert again.played_now == 0 and again.details["champion"] == d["champion"]
+    # The report rebuilds the bracket from the database: the same champion.
+    with Store.open(kw["db"]) as store:  # type: ignore[arg-type]
+        page = report(store, res.tournament_id)
+    assert f"Champion: <b>{d['champion']}</b>" in page and "id=bracket" in page
     # Another seed is another tournament: refused, saying how it differs, unless asked for.
     with pytest.raises(TournamentError, match="seed 0 there, 1 here.*--new"):
         elimination(bots, seed=1, **kw)  # type: ignore[arg-type]
@@ -233,6 +239,11 @@ def test_sprt_stops_when_decided_and_resumes_decided(tmp_path: Path) -> None:
     assert s["pairs"] == res.standings.games // 2
     again = sprt(PASSIVE, CRASH, **kw)  # type: ignore[arg-type]
     assert again.played_now == 0 and again.details["sprt"]["pentanomial"] == s["pentanomial"]
+    # The report says what the test said: the same LLR, counts and decision.
+    with Store.open(kw["db"]) as store:  # type: ignore[arg-type]
+        page = report(store)
+    assert f"LLR {s['llr']:.3f}" in page and "H1 accepted" in page
+    assert f"pentanomial [LL, LD, DD/WL, WD, WW] = {s['pentanomial']}" in page
 
 
 def test_gauntlet_puts_the_challenger_at_every_table(tmp_path: Path) -> None:
