@@ -10,7 +10,8 @@ How the openings are chosen, for each card set and table size:
    from one seeded generator, so the same command writes the same files.
    Short on purpose: longer random openings (4 plies per player were
    tried) decided games between strong bots by themselves (alphabeta
-   against expert, 40 games: 13 of 20 seat-swapped pairs split 1-1).
+   against expert, 40 games: 13 of 20 seat-swapped pairs split 1-1;
+   7 of 20 with 2 plies per player).
 2. Distinct: a candidate whose position (the engine's exact state key
    after its moves) equals an earlier one's is dropped, so no two
    openings are the same game.
