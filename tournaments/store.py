@@ -134,6 +134,7 @@ class GameRecord:
     seed: int | None = None
     times: bytes = b""
     digest: str = ""
+    id: int | None = None  # games.id once stored (the replay's address)
 
     @property
     def result(self) -> Result:
@@ -387,13 +388,7 @@ class Store:
         naming it; nothing is changed.
         """
         v2 = self.version >= 2
-        blobs = "trace, stderr" if with_blobs or not v2 else "x'', x''"
-        extra = "status, CAST(opening AS BLOB), seed, times, digest" if v2 else "'finished', NULL, NULL, NULL, NULL"
-        sql = (
-            "SELECT id, CAST(key AS BLOB), CAST(seats AS BLOB), winner, fault_seat, CAST(fault_reason AS BLOB),"
-            f" days, moves, duration, CAST(options AS BLOB), {blobs}, finished, {extra} FROM games WHERE 1"
-        )
-        args: list[Any] = []
+        sql, args = self._select(with_blobs), []
         if tournament_id is not None:
             sql += " AND tournament_id=?"
             args.append(tournament_id)
@@ -402,37 +397,53 @@ class Store:
             args += list(statuses)
         elif "finished" not in statuses:
             return []
-        out = []
-        for r in self._conn.execute(sql + " ORDER BY id", args):
-            gid = r[0]
-            trace = bytes(r[10])
-            digest = r[17]
-            if not v2:
-                digest = _digest_of(trace)
-                if not with_blobs:
-                    trace = b""
-            out.append(
-                GameRecord(
-                    key=_text(r[1], "games", gid, "key"),
-                    seats=tuple(_json(r[2], "games", gid, "seats")),
-                    winner=r[3],
-                    fault_seat=r[4],
-                    fault_reason=None if r[5] is None else _text(r[5], "games", gid, "fault_reason"),
-                    days=r[6],
-                    moves=r[7],
-                    duration=r[8],
-                    options=_json(r[9], "games", gid, "options"),
-                    trace=trace,
-                    stderr=bytes(r[11]),
-                    finished=r[12],
-                    status=r[13],
-                    opening=None if r[14] is None else tuple(_json(r[14], "games", gid, "opening")),
-                    seed=r[15],
-                    times=bytes(r[16]) if r[16] is not None else b"",
-                    digest=digest or "",
-                )
-            )
-        return out
+        return [self._record(r, with_blobs) for r in self._conn.execute(sql + " ORDER BY id", args)]
+
+    def game(self, game_id: int) -> GameRecord:
+        """One stored game with its trace and standard error, by games.id."""
+        row = self._conn.execute(self._select(True) + " AND id=?", (game_id,)).fetchone()
+        if row is None:
+            raise TournamentError(f"{self.path} has no game {game_id}")
+        return self._record(row, True)
+
+    def _select(self, with_blobs: bool) -> str:
+        v2 = self.version >= 2
+        blobs = "trace, stderr" if with_blobs or not v2 else "x'', x''"
+        extra = "status, CAST(opening AS BLOB), seed, times, digest" if v2 else "'finished', NULL, NULL, NULL, NULL"
+        return (
+            "SELECT id, CAST(key AS BLOB), CAST(seats AS BLOB), winner, fault_seat, CAST(fault_reason AS BLOB),"
+            f" days, moves, duration, CAST(options AS BLOB), {blobs}, finished, {extra} FROM games WHERE 1"
+        )
+
+    def _record(self, r: Any, with_blobs: bool) -> GameRecord:
+        """A row of `_select` as a GameRecord; a damaged value raises TournamentError naming it."""
+        gid = r[0]
+        trace = bytes(r[10])
+        digest = r[17]
+        if self.version < 2:
+            digest = _digest_of(trace)
+            if not with_blobs:
+                trace = b""
+        return GameRecord(
+            key=_text(r[1], "games", gid, "key"),
+            seats=tuple(_json(r[2], "games", gid, "seats")),
+            winner=r[3],
+            fault_seat=r[4],
+            fault_reason=None if r[5] is None else _text(r[5], "games", gid, "fault_reason"),
+            days=r[6],
+            moves=r[7],
+            duration=r[8],
+            options=_json(r[9], "games", gid, "options"),
+            trace=trace,
+            stderr=bytes(r[11]),
+            finished=r[12],
+            status=r[13],
+            opening=None if r[14] is None else tuple(_json(r[14], "games", gid, "opening")),
+            seed=r[15],
+            times=bytes(r[16]) if r[16] is not None else b"",
+            digest=digest or "",
+            id=gid,
+        )
 
     def iter_results(self, bots: set[str] | None = None) -> Iterator[Result]:
         """Results of every finished game (optionally only those where all seats are in `bots`)."""
