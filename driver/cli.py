@@ -10,8 +10,8 @@ from typing import Any, BinaryIO
 
 import click
 
-from driver.botspec import BotSpec, BotSpecError, parse_bot
-from driver.options import game_options, timeout_option
+from driver.botspec import BotSpec, BotSpecError, options_by_seat, parse_bot
+from driver.options import game_options, startup_or_default, time_control_options, timeout_option, version_option
 from viewer.cli import VIEW_EPILOG, export_options
 
 __all__ = ["main", "EXIT_WINNER", "EXIT_DRAW", "EXIT_FORFEIT", "EXIT_USAGE", "EXIT_CHECK_FAILED"]
@@ -35,6 +35,7 @@ Quote a BOT that has spaces: driver run "mcts --time 0.2" random"""
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@version_option
 def driver() -> None:
     """Referee for Economancy bots that speak JSON over standard input and output."""
 
@@ -53,6 +54,11 @@ Exit status:
 )
 @click.argument("bots", nargs=-1, required=True, metavar="BOT BOT [BOT [BOT]]")
 @game_options
+@time_control_options
+@click.option("--seed", type=int, default=None, metavar="N",
+              help="The game's seed: our bots (and bots given seed=on) get one derived from it as --seed.")
+@click.option("--opening", default=None, metavar="JSON",
+              help='Moves the referee plays before handing over, e.g. \'[1, 0, "Worker", "Pass"]\'.')
 @click.option(
     "--trace",
     "trace",
@@ -64,19 +70,35 @@ Exit status:
 @click.option("--view", "view", is_flag=True,
               help="Also write the game's replay page (see `driver view`) to replay.html and print its path.")
 def run(bots: Sequence[str], base: bool, max_days: int, timeout: float, trace: BinaryIO, fair: bool,
-        view: bool) -> None:
+        startup: float | None, margin: float, bot_options: Sequence[tuple[str, str]], seed: int | None,
+        opening: str | None, view: bool) -> None:
     """Play one game between 2 to 4 bots, in seat order.
 
     The trace goes to standard output (or --trace FILE); a short summary
     goes to standard error.
     """
     from driver.game import GameOptions, play_game
+    from protocol.openings import OpeningError, parse_opening, play_opening
+    from protocol.engine import Game
 
     if not 2 <= len(bots) <= 4:
         raise click.UsageError(f"a game needs 2 to 4 bots, got {len(bots)}")
     specs = [_bot_param(text) for text in bots]
     try:
-        result = play_game(specs, GameOptions(base=base, max_days=max_days, timeout=timeout, fair=fair), trace)
+        seats = options_by_seat([s.name for s in specs], bot_options)
+    except BotSpecError as e:
+        raise click.BadParameter(str(e), param_hint="--bot-option") from None
+    moves = None
+    if opening is not None:
+        try:
+            moves = parse_opening(opening)
+            play_opening(Game(len(specs), base=base, max_days=max_days), moves)
+        except OpeningError as e:
+            raise click.BadParameter(str(e), param_hint="--opening") from None
+    options = GameOptions(base=base, max_days=max_days, timeout=timeout, fair=fair, startup=startup_or_default(startup),
+                          margin=margin, seats=seats, seed=seed, opening=moves)
+    try:
+        result = play_game(specs, options, trace)
     except BrokenPipeError:
         # `driver run ... | head`: the bots are already cleaned up; say so quietly.
         sys.stdout = None  # type: ignore[assignment]  # no flush error at exit

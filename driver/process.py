@@ -27,7 +27,7 @@ import subprocess
 import time
 import uuid
 import weakref
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 __all__ = [
@@ -177,6 +177,7 @@ class BotProcess:
         self._too_long_start = b""  # the first bytes of the over-long line
         self._stdin_broken = False
         self.awaiting = 0  # requests sent whose answer has not been taken yet
+        self.answered = 0  # answer lines taken: 0 until the bot has started up and answered once
         self.stdout_eof = False
         self.stderr_eof = False
         self.exited = False
@@ -314,6 +315,7 @@ class BotProcess:
                 )
             if line.strip():
                 self.awaiting -= 1
+                self.answered += 1
                 return Reply(ReplyKind.LINE, line)
         if self._too_long is not None:
             return Reply(ReplyKind.TOO_LONG, self._too_long_start, self._too_long)
@@ -404,11 +406,13 @@ class BotGroup:
             if bot._out:
                 self.selector.register(bot.stdin_fd, selectors.EVENT_WRITE, (bot, bot._write))
 
-    def replies(self, seats: Iterable[int], timeout: float) -> Iterator[tuple[int, Reply]]:
+    def replies(self, seats: Iterable[int], timeout: float | Mapping[int, float]) -> Iterator[tuple[int, Reply]]:
         """Each seat's next reply as soon as it is known; TIMEOUT for those
-        still silent `timeout` seconds from now. The caller may stop early."""
-        deadline = time.monotonic() + timeout
+        still silent `timeout` seconds from now (one limit for all, or one
+        per seat). The caller may stop early."""
+        start = time.monotonic()
         waiting = sorted(seats)
+        limits = timeout if isinstance(timeout, Mapping) else dict.fromkeys(waiting, timeout)
         while waiting:
             still = []
             for seat in waiting:
@@ -417,15 +421,16 @@ class BotGroup:
                     still.append(seat)
                 else:
                     yield seat, reply
-            waiting = still
+            now = time.monotonic()
+            waiting = []
+            for seat in still:
+                if now - start >= limits[seat]:
+                    yield seat, Reply(ReplyKind.TIMEOUT, detail=f"no answer within {limits[seat]:g} s")
+                else:
+                    waiting.append(seat)
             if not waiting:
                 return
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                for seat in waiting:
-                    yield seat, Reply(ReplyKind.TIMEOUT, detail=f"no answer within {timeout:g} s")
-                return
-            self._poll(remaining)
+            self._poll(min(start + limits[seat] for seat in waiting) - now)
 
     # -- shutdown ----------------------------------------------------------
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from driver.botspec import BotSpec
+from driver.botspec import BotOptions, BotSpec
 from driver.game import GameOptions, GameResult, play_game
 from driver.process import STDERR_LIMIT
 
@@ -111,8 +111,9 @@ def test_crash_mid_game(pid_file: Path) -> None:
 
 def test_never_answers(pid_file: Path) -> None:
     started = time.monotonic()
-    result = play([GOOD, bot("silent.py")], timeout=0.4)
-    assert_fault(result, 1, "timeout", "0.4 s")
+    # No start-up allowance for the silent bot: its first answer is due in 0.4 s.
+    result = play([GOOD, bot("silent.py")], timeout=0.4, seats=(BotOptions(), BotOptions(startup=0)))
+    assert_fault(result, 1, "timeout", "0.4 s", "did the bot flush its output?")
     assert orjson.loads(result.trace[-2]) == "timeout"
     assert time.monotonic() - started < 5
     assert_all_gone(pid_file, 2)
@@ -166,8 +167,8 @@ def test_fifty_megabyte_line(pid_file: Path) -> None:
 
 
 def test_no_newline_times_out(pid_file: Path) -> None:
-    result = play([bot("no_newline.py"), GOOD], timeout=0.4)
-    assert_fault(result, 0, "timeout")
+    result = play([bot("no_newline.py"), GOOD], timeout=0.4, seats=(BotOptions(startup=0),))
+    assert_fault(result, 0, "timeout", "flush")
     assert_all_gone(pid_file, 2)
 
 
