@@ -40,7 +40,9 @@ class GameOptions:
     `fair`, which hides earlier defenders' choices from later ones (the
     original shows them; traces differ from the original's with it).
     `line_limit` caps an answer line and `stderr_limit` the standard error
-    kept per bot (bytes)."""
+    kept per bot (bytes). `isolation` is how bots are fenced off from the
+    referee and each other: "auto", "namespaces" or "none" (see
+    driver.isolation)."""
 
     base: bool = False
     max_days: int = 100
@@ -48,12 +50,14 @@ class GameOptions:
     fair: bool = False
     line_limit: int = LINE_LIMIT
     stderr_limit: int = STDERR_LIMIT
+    isolation: str = "auto"
 
 
 @dataclass
 class GameResult:
     """The outcome. `trace` holds the trace lines as written, without newlines;
-    `stderr` each seat's kept (bounded) standard error."""
+    `stderr` each seat's kept (bounded) standard error; `isolation` says for
+    each seat how its bot was isolated (empty if it never started)."""
 
     winner: int | None
     fault: tuple[int, str] | None
@@ -62,6 +66,7 @@ class GameResult:
     duration: float
     trace: list[bytes] = field(default_factory=list)
     stderr: list[bytes] = field(default_factory=list)
+    isolation: list[str] = field(default_factory=list)
 
 
 def play_game(
@@ -88,7 +93,10 @@ def play_game(
     try:
         if group is None:
             group = BotGroup.spawn(
-                [(b.command(options.max_days), b.name) for b in bots], line_limit=options.line_limit, stderr_limit=options.stderr_limit
+                [(b.command(options.max_days), b.name) for b in bots],
+                isolation=options.isolation,
+                line_limit=options.line_limit,
+                stderr_limit=options.stderr_limit,
             )
     except BotStartError as e:
         game.forfeit(e.seat, str(e.strerror))
@@ -117,6 +125,7 @@ def play_game(
         duration=time.monotonic() - started,
         trace=trace.lines,
         stderr=[b.kept_stderr() for b in group.bots],
+        isolation=[b.isolation for b in group.bots],
     )
 
 
