@@ -57,6 +57,7 @@ class CheckReport:
     covered: Counter = field(default_factory=Counter)  # (phase, players, base) -> answers
     stderr: bytes = b""
     aborted: str | None = None  # why the check could not go on
+    isolation: list[str] = field(default_factory=list)  # what the bot's process got
 
     @property
     def failures(self) -> list[Step]:
@@ -83,6 +84,7 @@ def check_bot(
     extra_games: int = 12,
     max_days: int = 100,
     max_failures: int = 50,
+    isolation: str = "auto",
 ) -> CheckReport:
     """Run the compliance check on one bot process.
 
@@ -93,7 +95,8 @@ def check_bot(
     """
     rng = random.Random(seed)
     report = CheckReport()
-    group = BotGroup.spawn([(spec.argv, spec.name)])
+    group = BotGroup.spawn([(spec.argv, spec.name)], isolation=isolation)
+    report.isolation = [group.bots[0].isolation]
     try:
         plan = [(n, base, i == len(SCENARIOS) - 1) for i, (n, base) in enumerate(SCENARIOS)]
         number = 0

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import BinaryIO
 
 import click
 
 from driver.botspec import BotSpec, BotSpecError, parse_bot
-from driver.options import game_options, timeout_option
+from driver.options import game_options, isolation_option, timeout_option
+from driver.signals import Stopped, stop_on_signals, stop_reason, stop_status
 
 __all__ = ["main", "EXIT_WINNER", "EXIT_DRAW", "EXIT_FORFEIT", "EXIT_USAGE", "EXIT_CHECK_FAILED"]
 
@@ -47,10 +47,13 @@ Exit status:
   3  the game was a draw (max days reached)
   4  a bot forfeited (timeout, bad or illegal answer, crash)
   2  usage error (bad option, unknown bot, wrong number of bots)
-  1  the driver itself failed (e.g. the trace's reader went away)"""
+  1  the driver itself failed (e.g. the trace's reader went away)
+  128+N  stopped by signal N (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP): the
+         bots are ended and the trace ends with an "aborted" record"""
 )
 @click.argument("bots", nargs=-1, required=True, metavar="BOT BOT [BOT [BOT]]")
 @game_options
+@isolation_option
 @click.option(
     "--trace",
     "trace",
@@ -59,27 +62,35 @@ Exit status:
     metavar="FILE",
     help="Where the trace goes, one JSON value per line, as the original driver writes it. [default: stdout]",
 )
-def run(bots: Sequence[str], base: bool, max_days: int, timeout: float, trace: BinaryIO, fair: bool) -> None:
+def run(
+    bots: Sequence[str], base: bool, max_days: int, timeout: float, trace: BinaryIO, fair: bool, isolation: str
+) -> None:
     """Play one game between 2 to 4 bots, in seat order.
 
     The trace goes to standard output (or --trace FILE); a short summary
-    goes to standard error.
+    goes to standard error, with the isolation the bots got.
     """
     from driver.game import GameOptions, play_game
 
     if not 2 <= len(bots) <= 4:
         raise click.UsageError(f"a game needs 2 to 4 bots, got {len(bots)}")
     specs = [_bot_param(text) for text in bots]
+    _check_isolation(isolation)
+    options = GameOptions(base=base, max_days=max_days, timeout=timeout, fair=fair, isolation=isolation)
     try:
-        result = play_game(specs, GameOptions(base=base, max_days=max_days, timeout=timeout, fair=fair), trace)
+        result = play_game(specs, options, trace)
     except BrokenPipeError:
         # `driver run ... | head`: the bots are already cleaned up; say so quietly.
         sys.stdout = None  # type: ignore[assignment]  # no flush error at exit
         click.echo("driver: the trace's reader closed its end; game abandoned", err=True)
         sys.exit(1)
+    except (KeyboardInterrupt, Stopped) as e:
+        click.echo(f"driver: {stop_reason(e)}; game abandoned, its bots ended", err=True)
+        sys.exit(stop_status(e))
     echo = lambda text="": click.echo(text, err=True)  # noqa: E731
     names = ", ".join(f"{seat}: {spec.name}" for seat, spec in enumerate(specs))
     echo(f"seats  {names}")
+    _echo_isolation(echo, result.isolation)
     played = f"{result.days} days, {result.moves} moves, {result.duration:.2f} s"
     if result.fault is not None:
         seat, reason = result.fault
@@ -101,9 +112,10 @@ def run(bots: Sequence[str], base: bool, max_days: int, timeout: float, trace: B
 @driver.command(epilog=BOT_FORMS + "\n\nExit status: 0 the bot passed, 1 it failed, 2 usage error.")
 @click.argument("bot", metavar="BOT")
 @timeout_option
+@isolation_option
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the opponents' random moves.")
 @click.option("-v", "--verbose", is_flag=True, help="Show every step, not only the failed ones.")
-def check(bot: str, timeout: float, seed: int, verbose: bool) -> None:
+def check(bot: str, timeout: float, isolation: str, seed: int, verbose: bool) -> None:
     """Check that a bot follows the protocol, before it meets other bots.
 
     One process of BOT plays several games in a row against random
@@ -115,12 +127,17 @@ def check(bot: str, timeout: float, seed: int, verbose: bool) -> None:
     from driver.process import BotStartError
 
     spec = _bot_param(bot)
+    _check_isolation(isolation)
     try:
-        report = check_bot(spec, timeout=timeout, seed=seed)
+        report = check_bot(spec, timeout=timeout, seed=seed, isolation=isolation)
     except BotStartError as e:
         click.echo(f"FAIL: {e.strerror}")
         sys.exit(EXIT_CHECK_FAILED)
+    except (KeyboardInterrupt, Stopped) as e:
+        click.echo(f"driver: {stop_reason(e)}; check abandoned, the bot ended", err=True)
+        sys.exit(stop_status(e))
     out = click.echo
+    _echo_isolation(out, report.isolation)
     shown: dict[str, int] = {}
     for step in report.steps:
         if step.problem is not None:
@@ -175,6 +192,25 @@ def schema(message: str) -> None:
     click.echo(orjson.dumps(document, option=orjson.OPT_INDENT_2).decode())
 
 
+def _check_isolation(mode: str) -> None:
+    """--isolation namespaces where they cannot be had is a usage error, said before any game."""
+    if mode == "namespaces":
+        from driver.isolation import namespaces_unavailable
+
+        why = namespaces_unavailable()
+        if why is not None:
+            raise click.BadParameter(f"namespaces are not available here: {why}", param_hint="--isolation")
+
+
+def _echo_isolation(echo: Callable[[str], None], isolation: Sequence[str]) -> None:
+    """One line if every bot got the same isolation, else one per seat."""
+    if len(set(isolation)) == 1:
+        echo(f"isolation  {isolation[0]}")
+    else:
+        for seat, text in enumerate(isolation):
+            echo(f"isolation  seat {seat}: {text or 'not started'}")
+
+
 def _bot_param(text: str) -> BotSpec:
     try:
         return parse_bot(text)
@@ -184,9 +220,12 @@ def _bot_param(text: str) -> BotSpec:
 
 def main() -> None:
     """Console entry point (`driver`)."""
-    # SIGTERM unwinds like Ctrl-C, so the game's cleanup still ends every bot.
-    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
-    driver(prog_name="driver")
+    # SIGTERM and SIGHUP unwind like Ctrl-C, so the game's cleanup still ends every bot.
+    stop_on_signals()
+    try:
+        driver(prog_name="driver")
+    except Stopped as e:  # outside a game: nothing to clean up
+        sys.exit(128 + e.signum)
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ import orjson
 
 from driver.botspec import BotSpec
 from driver.process import LINE_LIMIT, STDERR_LIMIT, BotGroup, BotStartError, Reply, ReplyKind
+from driver.signals import stop_reason
 from protocol.engine import DEFENDING, END, Game, IllegalMove, move_from_wire
 
 __all__ = ["GameOptions", "GameResult", "play_game", "state_lines", "interpret_reply"]
@@ -80,7 +81,13 @@ def play_game(
     Every bot process, and everything it started, is gone when this
     returns; unless `group` is given: then the game is played on those
     running bots (one per seat) and the group is detached, not closed, so
-    that they can play on (replace those no longer `reusable`).
+    that they can play on (replace those no longer `reusable`; `group.bots`
+    may hold processes restarted during the game).
+
+    If it is cut off (Ctrl-C, SIGTERM, an error of its own) before the
+    game is over, the trace ends with `{"meta":"aborted","reason":...}`.
+    Trace lines go out one resolved round at a time, so that a trace file
+    never shows one player's hidden choice while another is still asked.
     """
     if not 2 <= len(bots) <= 4:
         raise ValueError(f"a game needs 2 to 4 bots, not {len(bots)}")
@@ -100,18 +107,27 @@ def play_game(
             )
     except BotStartError as e:
         game.forfeit(e.seat, str(e.strerror))
-        trace.emit(orjson.dumps(game.to_wire(), option=_SORTED))
+        trace.end(orjson.dumps(game.to_wire(), option=_SORTED))
         trace.flush()
         return GameResult(None, game.fault, 0, 0, time.monotonic() - started, trace.lines, [b""] * len(bots))
+    except BaseException as e:  # stopped while starting the bots (they are gone)
+        trace.abort(stop_reason(e))
+        trace.flush()
+        raise
     moves = 0
     try:
         while not game.is_over:
             moves += _play_round(game, group, trace, options)
+            trace.commit()
         final = game.to_wire()
-        trace.emit(orjson.dumps(final, option=_SORTED))
+        trace.end(orjson.dumps(final, option=_SORTED))
         lines = state_lines(final, range(len(bots)))
         for seat, line in lines.items():
             group.send(seat, line, request=False)
+    except BaseException as e:
+        if not trace.ended:
+            trace.abort(stop_reason(e))
+        raise
     finally:
         try:
             group.detach() if keep else group.close()
@@ -130,18 +146,41 @@ def play_game(
 
 
 class _Trace:
-    """The trace lines, kept and (if asked) written out as they come."""
+    """The trace lines, kept, and (if asked) written out a round at a time."""
 
     def __init__(self, out: BinaryIO | None) -> None:
         self.out = out
         self.lines: list[bytes] = []
+        self._written = 0
+        self.ended = False  # the final state, or an aborted record, is in
 
     def emit(self, line: bytes) -> None:
         self.lines.append(line)
-        if self.out is not None:
-            self.out.write(line + b"\n")
+
+    def commit(self) -> None:
+        """Write out the lines emitted so far: call once a round is resolved."""
+        while self._written < len(self.lines):
+            if self.out is not None:
+                self.out.write(self.lines[self._written] + b"\n")
+            self._written += 1
+
+    def end(self, final_state: bytes) -> None:
+        """The final (end or fault) state: the trace is complete."""
+        self.emit(final_state)
+        self.ended = True
+        self.commit()
+
+    def abort(self, reason: str) -> None:
+        """End an unfinished trace with the record saying why (see docs/protocol.md)."""
+        self.emit(orjson.dumps({"meta": "aborted", "reason": reason}, option=_SORTED))
+        self.ended = True
+        try:
+            self.commit()
+        except OSError:  # the trace's reader is gone: the lines are still in `lines`
+            pass
 
     def flush(self) -> None:
+        self.commit()
         if self.out is not None:
             self.out.flush()
 

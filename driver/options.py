@@ -39,6 +39,16 @@ fair_option = click.option(
     "traces then differ from the original's).",
 )
 
+isolation_option = click.option(
+    "--isolation",
+    type=click.Choice(["auto", "namespaces", "none"]),
+    default="auto",
+    show_default=True,
+    help="How bots are fenced off from the referee and each other: namespaces (own user, PID, mount "
+    "and network namespaces; as root, bots run as nobody), none, or auto: namespaces where the "
+    "system allows them, else none (and it says so). See docs/protocol.md.",
+)
+
 
 def game_options(f: F) -> F:
     """--base, --max-days, --timeout and --fair, in that order."""

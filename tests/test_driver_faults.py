@@ -3,6 +3,7 @@ a complete trace, and no process of any bot left behind."""
 
 from __future__ import annotations
 
+import io
 import sys
 import time
 from collections.abc import Iterator
@@ -14,7 +15,7 @@ from proctable import MARK_VARIABLE, marked_processes, new_mark, zombie_children
 
 from driver.botspec import BotSpec
 from driver.game import GameOptions, GameResult, play_game
-from driver.process import STDERR_LIMIT
+from driver.process import STDERR_LIMIT, BotGroup
 
 BOTS = Path(__file__).parent / "bots"
 
@@ -246,4 +247,68 @@ def test_an_earlier_seat_fault_does_not_wait_for_later_seats(pid_file: str) -> N
     assert time.monotonic() - started < 1.4
     # Seat 1 was asked at the same time, but the trace stops at the faulty seat.
     assert [orjson.loads(line).get("player") for line in result.trace[::2]] == [0, None]
+    assert_all_gone(pid_file)
+
+
+def test_exit_status_is_the_reason_even_when_the_first_state_finds_the_pipe_closed(pid_file: str) -> None:
+    # The bot is gone before it is asked anything: writing its first state
+    # fails, and its exit status, not the closed pipe, is the reason.
+    exit3 = bot("exit3.py")
+    procs = BotGroup.spawn([(GOOD.argv, "good"), (exit3.argv, "exit3")], isolation=_isolation).detach()
+    deadline = time.monotonic() + 60
+    while procs[1].returncode() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    try:
+        result = play_game([GOOD, exit3], GameOptions(timeout=5, isolation=_isolation), group=BotGroup(procs))
+    finally:
+        BotGroup(procs).close()
+    assert_fault(result, 1, "exited with status 3")
+    assert_all_gone(pid_file)
+
+
+def test_exit_status_before_the_first_answer(pid_file: str) -> None:
+    result = play([GOOD, bot("exit3.py")], timeout=5)
+    assert_fault(result, 1, "bot exited with status 3 instead of answering")
+    assert_all_gone(pid_file)
+
+
+class _Recorder(io.RawIOBase):
+    """A trace output that notes when each line was written, and can raise
+    KeyboardInterrupt (as Ctrl-C would) at its `interrupt_at`-th write."""
+
+    def __init__(self, interrupt_at: int = 0) -> None:
+        self.writes: list[tuple[float, bytes]] = []
+        self.interrupt_at = interrupt_at
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: bytes) -> int:  # type: ignore[override]
+        self.writes.append((time.monotonic(), bytes(data)))
+        if len(self.writes) == self.interrupt_at:
+            raise KeyboardInterrupt
+        return len(data)
+
+
+def test_a_hidden_answer_is_written_out_only_once_its_round_is_resolved(pid_file: str) -> None:
+    # Seat 0 invests at once, seat 1 after 1 s: a bot reading the trace file
+    # meanwhile must not find seat 0's investment in it.
+    out = _Recorder()
+    result = play_game([bot("stamp.py"), bot("stamp.py", "1")], GameOptions(max_days=1, timeout=10, isolation=_isolation), out)
+    assert result.fault is None
+    seat1_first_answer = float(result.stderr[1].split()[1])
+    written, line = out.writes[1]
+    assert orjson.loads(line) == [0]  # seat 0's first investment
+    assert written >= seat1_first_answer
+    assert [line.rstrip(b"\n") for _, line in out.writes] == result.trace
+    assert_all_gone(pid_file)
+
+
+def test_an_interrupted_game_ends_its_trace_with_an_aborted_record(pid_file: str) -> None:
+    out = _Recorder(interrupt_at=3)
+    with pytest.raises(KeyboardInterrupt):
+        play_game([GOOD, GOOD], GameOptions(max_days=6, timeout=5, isolation=_isolation), out)
+    lines = [orjson.loads(line) for _, line in out.writes]
+    assert lines[-1] == {"meta": "aborted", "reason": "the referee was interrupted (SIGINT)"}
+    assert all("meta" not in v for v in lines[:-1] if isinstance(v, dict)) and len(lines) >= 4
     assert_all_gone(pid_file)

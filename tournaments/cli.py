@@ -37,13 +37,14 @@ def _emit_json(obj: Any) -> None:
 
 
 def _terminate(signum: int, frame: object) -> None:
-    """SIGTERM ends a run like Ctrl-C: workers stopped, finished games kept."""
+    """SIGTERM and SIGHUP end a run like Ctrl-C: workers stopped, finished games kept."""
     raise KeyboardInterrupt
 
 
 @contextmanager
 def _user_errors(db: str | Path | None = None) -> Iterator[None]:
     signal.signal(signal.SIGTERM, _terminate)
+    signal.signal(signal.SIGHUP, _terminate)  # the terminal went away: stop the same way
     try:
         yield
     except (TournamentError, ValueError) as err:

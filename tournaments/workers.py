@@ -24,6 +24,7 @@ class PlayOptions:
     max_days: int = 100
     timeout: float = 10.0
     fair: bool = False
+    isolation: str = "auto"  # driver.isolation: auto, namespaces or none
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -46,7 +47,9 @@ def play(job: Job) -> GameRecord:
     from driver.game import GameOptions, play_game
 
     opts = job.options
-    game_options = GameOptions(base=opts.base, max_days=opts.max_days, timeout=opts.timeout, fair=opts.fair)
+    game_options = GameOptions(
+        base=opts.base, max_days=opts.max_days, timeout=opts.timeout, fair=opts.fair, isolation=opts.isolation
+    )
     started = time.time()
     if job.reuse:
         res = _kept.play(job.specs, game_options)
@@ -95,7 +98,7 @@ class _KeptBots:
             if proc is None or not proc.reusable:
                 self.retire(key)
                 proc = BotProcess(spec.command(options.max_days), spec.name, line_limit=options.line_limit,
-                                  stderr_limit=options.stderr_limit)
+                                  stderr_limit=options.stderr_limit, isolation=options.isolation)
                 self.procs[key] = proc
             procs.append(proc)
         try:
