@@ -11,6 +11,7 @@ import click
 from driver.botspec import BotSpec, BotSpecError, parse_bot
 from driver.options import game_options, isolation_option, timeout_option
 from driver.signals import Stopped, stop_on_signals, stop_reason, stop_status
+from driver.text import printable, printable_lines
 
 __all__ = ["main", "EXIT_WINNER", "EXIT_DRAW", "EXIT_FORFEIT", "EXIT_USAGE", "EXIT_CHECK_FAILED"]
 
@@ -88,15 +89,16 @@ def run(
         click.echo(f"driver: {stop_reason(e)}; game abandoned, its bots ended", err=True)
         sys.exit(stop_status(e))
     echo = lambda text="": click.echo(text, err=True)  # noqa: E731
-    names = ", ".join(f"{seat}: {spec.name}" for seat, spec in enumerate(specs))
+    # Everything a bot wrote, and so everything shown below, goes through printable().
+    names = ", ".join(f"{seat}: {printable(spec.name)}" for seat, spec in enumerate(specs))
     echo(f"seats  {names}")
     _echo_isolation(echo, result.isolation)
     played = f"{result.days} days, {result.moves} moves, {result.duration:.2f} s"
     if result.fault is not None:
         seat, reason = result.fault
-        echo(f"forfeit  seat {seat} ({specs[seat].name}): {reason}")
+        echo(f"forfeit  seat {seat} ({printable(specs[seat].name)}): {printable(reason)}")
         echo(f"after    {played}")
-        tail = result.stderr[seat].decode("utf-8", "replace").rstrip("\n").splitlines()[-_STDERR_LINES:]
+        tail = printable_lines(result.stderr[seat])[-_STDERR_LINES:]
         if tail:
             echo(f"last lines of seat {seat}'s standard error:")
             for line in tail:
@@ -105,7 +107,7 @@ def run(
     if result.winner is None:
         echo(f"draw     after {played}")
         sys.exit(EXIT_DRAW)
-    echo(f"winner   seat {result.winner} ({specs[result.winner].name}) after {played}")
+    echo(f"winner   seat {result.winner} ({printable(specs[result.winner].name)}) after {played}")
     sys.exit(EXIT_WINNER)
 
 
@@ -131,7 +133,7 @@ def check(bot: str, timeout: float, isolation: str, seed: int, verbose: bool) ->
     try:
         report = check_bot(spec, timeout=timeout, seed=seed, isolation=isolation)
     except BotStartError as e:
-        click.echo(f"FAIL: {e.strerror}")
+        click.echo(f"FAIL: {printable(str(e.strerror))}")
         sys.exit(EXIT_CHECK_FAILED)
     except (KeyboardInterrupt, Stopped) as e:
         click.echo(f"driver: {stop_reason(e)}; check abandoned, the bot ended", err=True)
@@ -147,8 +149,8 @@ def check(bot: str, timeout: float, isolation: str, seed: int, verbose: bool) ->
                 f"game {step.game} ({step.players}p {'base' if step.base else 'simple'}, seat {step.seat}) "
                 f"day {step.day} {step.phase}"
             )
-            verdict = "ok" if step.problem is None else f"FAILED {step.check}: {step.problem}"
-            out(f"{where}: {step.answer} in {step.seconds * 1000:.0f} ms: {verdict}")
+            verdict = "ok" if step.problem is None else f"FAILED {step.check}: {printable(step.problem)}"
+            out(f"{where}: {printable(step.answer)} in {step.seconds * 1000:.0f} ms: {verdict}")
     answered = [s for s in report.steps if s.phase not in ("end", "fault")]
     slowest = max((s.seconds for s in answered), default=0.0)
     games = len({s.game for s in report.steps})
@@ -164,15 +166,15 @@ def check(bot: str, timeout: float, isolation: str, seed: int, verbose: bool) ->
     if missing:
         out("never asked (the game did not get there): " + "; ".join(missing))
     if report.aborted:
-        out(f"stopped: {report.aborted}")
+        out(f"stopped: {printable(report.aborted)}")
     if report.stderr and (verbose or not report.passed):
         out("last lines of the bot's standard error:")
-        for line in report.stderr.decode("utf-8", "replace").rstrip("\n").splitlines()[-_STDERR_LINES:]:
+        for line in printable_lines(report.stderr)[-_STDERR_LINES:]:
             out(f"  | {line}")
     if report.passed:
-        out(f"PASS: {spec.name} follows the protocol")
+        out(f"PASS: {printable(spec.name)} follows the protocol")
         sys.exit(0)
-    out(f"FAIL: {spec.name} does not follow the protocol ({len(report.failures)} failed steps)")
+    out(f"FAIL: {printable(spec.name)} does not follow the protocol ({len(report.failures)} failed steps)")
     sys.exit(EXIT_CHECK_FAILED)
 
 
