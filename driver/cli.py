@@ -120,10 +120,13 @@ def run(
 def check(bot: str, timeout: float, isolation: str, seed: int, verbose: bool) -> None:
     """Check that a bot follows the protocol, before it meets other bots.
 
-    One process of BOT plays several games in a row against random
-    opponents (2, 3 and 4 players, simple and base sets, a game ending in
-    another player's fault) and must answer every state in time, with a
-    well-formed, legal move, and send nothing back after an end or fault.
+    BOT plays several games against random opponents (2, 3 and 4 players,
+    simple and base sets, a game ending in another player's fault) and
+    must answer every state in time, with a well-formed, legal move. As
+    with the original driver, it may exit after a game's end (the next
+    game starts a new process); output after the end is a warning. The
+    report says whether one process can play game after game
+    (tournament --reuse) and which isolation the bot got.
     """
     from driver.check import check_bot
     from driver.process import BotStartError
@@ -142,26 +145,35 @@ def check(bot: str, timeout: float, isolation: str, seed: int, verbose: bool) ->
     _echo_isolation(out, report.isolation)
     shown: dict[str, int] = {}
     for step in report.steps:
-        if step.problem is not None:
-            shown[step.check] = shown.get(step.check, 0) + 1
-        if verbose or (step.problem is not None and shown[step.check] <= _FAILURES_SHOWN):
+        kind = step.check if step.problem is not None else "warning" if step.warning is not None else None
+        if kind is not None:
+            shown[kind] = shown.get(kind, 0) + 1
+        if verbose or (kind is not None and shown[kind] <= _FAILURES_SHOWN):
             where = (
                 f"game {step.game} ({step.players}p {'base' if step.base else 'simple'}, seat {step.seat}) "
                 f"day {step.day} {step.phase}"
             )
-            verdict = "ok" if step.problem is None else f"FAILED {step.check}: {printable(step.problem)}"
+            verdict = "ok"
+            if step.problem is not None:
+                verdict = f"FAILED {step.check}: {printable(step.problem)}"
+            elif step.warning is not None:
+                verdict = f"WARNING: {printable(step.warning)}"
             out(f"{where}: {printable(step.answer)} in {step.seconds * 1000:.0f} ms: {verdict}")
     answered = [s for s in report.steps if s.phase not in ("end", "fault")]
     slowest = max((s.seconds for s in answered), default=0.0)
     games = len({s.game for s in report.steps})
-    out(f"{len(report.steps)} steps in {games} games; slowest answer {slowest * 1000:.0f} ms")
+    processes = f" ({report.processes} processes)" if report.processes > 1 else ""
+    out(f"{len(report.steps)} steps in {games} games{processes}; slowest answer {slowest * 1000:.0f} ms")
     by_check: dict[str, int] = {}
     for step in report.failures:
         by_check[step.check] = by_check.get(step.check, 0) + 1
-    for name in ("answered", "in time", "well-formed", "legal", "silent"):
+    for name in ("answered", "in time", "well-formed", "legal"):
         bad = by_check.get(name, 0)
         more = f" (first {_FAILURES_SHOWN} shown above; -v for all)" if bad > _FAILURES_SHOWN and not verbose else ""
         out(f"  {name:<12} {'ok' if not bad else f'{bad} failed{more}'}")
+    warned = len(report.warnings)
+    out(f"  {'after end':<12} {'silent' if not warned else f'{warned} warnings: output after the end (ignored)'}")
+    out(f"reusable across games: {report.reuse()}")
     missing = report.missing()
     if missing:
         out("never asked (the game did not get there): " + "; ".join(missing))
