@@ -101,13 +101,17 @@ class _KeptBots:
                                   stderr_limit=options.stderr_limit, isolation=options.isolation)
                 self.procs[key] = proc
             procs.append(proc)
+        group = BotGroup(procs)
         try:
-            res = play_game(list(specs), options, group=BotGroup(procs))
+            res = play_game(list(specs), options, group=group)
         except BaseException:
+            self.procs.update(zip(keys, group.bots))
             for key in keys:
                 self.retire(key)
             raise
-        for seat, (key, proc) in enumerate(zip(keys, procs)):
+        # A kept bot that exited after its last game was restarted by the referee.
+        self.procs.update(zip(keys, group.bots))
+        for seat, (key, proc) in enumerate(zip(keys, group.bots)):
             if (res.fault is not None and res.fault[0] == seat) or not proc.reusable:
                 self.retire(key)
             else:
