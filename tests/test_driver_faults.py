@@ -312,3 +312,14 @@ def test_an_interrupted_game_ends_its_trace_with_an_aborted_record(pid_file: str
     assert lines[-1] == {"meta": "aborted", "reason": "the referee was interrupted (SIGINT)"}
     assert all("meta" not in v for v in lines[:-1] if isinstance(v, dict)) and len(lines) >= 4
     assert_all_gone(pid_file)
+
+
+def test_a_long_lived_referee_keeps_no_zombie(pid_file: str) -> None:
+    # 20 games in this one process, each with a bot whose setsid grandchild
+    # exits after being orphaned: nothing of them may stay, not even a zombie.
+    for _ in range(20):
+        result = play([bot("fork_setsid.py"), GOOD], max_days=1, timeout=10)
+        assert result.fault is None
+        time.sleep(0.05)
+    time.sleep(0.5)  # the last orphans have exited by now
+    assert_all_gone(pid_file)
