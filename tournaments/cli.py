@@ -70,7 +70,7 @@ def _play_options(f: F) -> F:
         click.option("--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True,
                      help="Worker processes here, or Ray tasks (RAY_ADDRESS or a local Ray)."),
         click.option("--reuse", is_flag=True,
-                     help="Keep each bot's process alive across its games (bots must loop until end of input)."),
+                     help="Keep each bot's process alive across its games (one that exits after a game is restarted)."),
         click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables."),
     ]
     for d in reversed(decorators):
