@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 MARK_VARIABLE = "ECONOMANCY_TEST_MARK"
@@ -23,21 +24,21 @@ def new_mark() -> str:
     return uuid.uuid4().hex
 
 
+def _each_process(name: str) -> Iterator[tuple[int, bytes]]:
+    """(pid, contents of /proc/PID/`name`) for every process we may read it of."""
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                yield int(entry), Path(f"/proc/{entry}/{name}").read_bytes()
+            except OSError:
+                continue
+
+
 def marked_processes(mark: str) -> list[int]:
     """Pids of live processes whose environment carries `mark` (zombies have
     no readable environment and are not listed: see `zombie_children`)."""
     needle = f"{MARK_VARIABLE}={mark}".encode()
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            environ = Path(f"/proc/{entry}/environ").read_bytes()
-        except OSError:
-            continue
-        if needle in environ.split(b"\0"):
-            found.append(int(entry))
-    return found
+    return [pid for pid, environ in _each_process("environ") if needle in environ.split(b"\0")]
 
 
 def wait_for_marked(mark: str, at_least: int, timeout: float = 60.0) -> list[int]:
@@ -64,14 +65,8 @@ def zombie_children(parent: int | None = None) -> list[int]:
     """Zombies whose parent is `parent` (this process by default)."""
     me = os.getpid() if parent is None else parent
     found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_bytes()
-        except OSError:
-            continue
+    for pid, stat in _each_process("stat"):
         fields = stat[stat.rfind(b")") + 2 :].split()
         if fields[0] == b"Z" and int(fields[1]) == me:
-            found.append(int(entry))
+            found.append(pid)
     return found

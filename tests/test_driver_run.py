@@ -175,23 +175,23 @@ def test_check_passes_a_good_bot() -> None:
     assert out.startswith("isolation  ")
 
 
-def test_check_passes_a_bot_that_exits_after_each_game() -> None:
-    # The original driver starts one process per game: exiting after the
-    # end message is what its own bots do.
-    done = driver("check", f"{PY} {BOTS / 'one_game.py'}")
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        # The original driver starts one process per game: exiting after the
+        # end message is what its own bots do.
+        ((), "reusable across games: no: it exits after each game"),
+        # It ignores what a bot writes after the end: a warning here.
+        (("chatty",), "reusable across games: no: it writes after the end"),
+    ],
+    ids=["exits", "chatty"],
+)
+def test_check_passes_a_bot_that_plays_one_game_per_process(args: tuple[str, ...], says: str) -> None:
+    done = driver("check", " ".join([PY, str(BOTS / "one_game.py"), *args]))
     out = done.stdout.decode()
     assert done.returncode == 0, out
-    assert "PASS" in out and "processes)" in out
-    assert "reusable across games: no: it exits after each game" in out
-
-
-def test_check_warns_about_output_after_the_end_and_passes() -> None:
-    # The original driver ignores what a bot writes after the end.
-    done = driver("check", f"{PY} {BOTS / 'one_game.py'} chatty")
-    out = done.stdout.decode()
-    assert done.returncode == 0, out
-    assert "WARNING: answered the end message (ignored" in out and "PASS" in out
-    assert "reusable across games: no: it writes after the end" in out
+    assert "PASS" in out and "processes)" in out and says in out
+    assert ("WARNING: answered the end message (ignored" in out) == bool(args)
 
 
 def test_check_fails_a_bot_that_answers_wrongly(tmp_path: Path) -> None:

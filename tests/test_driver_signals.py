@@ -34,12 +34,10 @@ def _start(user: User, trace: Path, mark: str, *args: str) -> subprocess.Popen[b
     )
 
 
-@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGHUP], ids=["SIGKILL", "SIGHUP"])
-@pytest.mark.parametrize("isolation", ["auto", "none"])
-def test_no_bot_process_outlives_the_referee(user: User, isolation: str, sig: int) -> None:  # noqa: F811
-    mark = new_mark()
-    trace = user.workdir / f"killed-{isolation}-{sig}.jsonl"
-    proc = _start(user, trace, mark, "--isolation", isolation)
+def _signal_mid_game(user: User, trace: Path, mark: str, sig: int, *args: str) -> tuple[int, str]:  # noqa: F811
+    """Start a game that cannot end by itself, signal the driver once all
+    its processes run; (exit status, its standard error)."""
+    proc = _start(user, trace, mark, *args)
     try:
         started = wait_for_marked(mark, PROCESSES)
         assert len(started) >= PROCESSES, f"only {len(started)} processes started"
@@ -49,13 +47,22 @@ def test_no_bot_process_outlives_the_referee(user: User, isolation: str, sig: in
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+    return proc.returncode, err.decode(errors="replace")
+
+
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGHUP], ids=["SIGKILL", "SIGHUP"])
+@pytest.mark.parametrize("isolation", ["auto", "none"])
+def test_no_bot_process_outlives_the_referee(user: User, isolation: str, sig: int) -> None:  # noqa: F811
+    mark = new_mark()
+    trace = user.workdir / f"killed-{isolation}-{sig}.jsonl"
+    status, err = _signal_mid_game(user, trace, mark, sig, "--isolation", isolation)
     assert wait_until_gone(mark) == [], f"bot processes outlived the referee ({user.label}, {isolation})"
     if sig == signal.SIGHUP:
-        assert proc.returncode == 128 + signal.SIGHUP, err.decode()
+        assert status == 128 + signal.SIGHUP, err
         last = orjson.loads(trace.read_bytes().splitlines()[-1])
         assert last == {"meta": "aborted", "reason": "the referee was stopped (SIGHUP)"}
     else:
-        assert proc.returncode == -signal.SIGKILL
+        assert status == -signal.SIGKILL
 
 
 @pytest.mark.parametrize(
@@ -72,17 +79,9 @@ def test_a_stopped_run_exits_with_128_plus_the_signal_and_ends_its_trace(
     me = User("me", [], sys.executable, dict(os.environ), tmp_path, os.geteuid())
     mark = new_mark()
     trace = tmp_path / "stopped.jsonl"
-    proc = _start(me, trace, mark)
-    try:
-        assert len(wait_for_marked(mark, PROCESSES)) >= PROCESSES
-        proc.send_signal(sig)
-        _, err = proc.communicate(timeout=120)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    assert proc.returncode == 128 + sig, err.decode()
-    assert "game abandoned" in err.decode()
+    status, err = _signal_mid_game(me, trace, mark, sig)
+    assert status == 128 + sig, err
+    assert "game abandoned" in err
     lines = [orjson.loads(line) for line in trace.read_bytes().splitlines()]
     assert lines[-1] == {"meta": "aborted", "reason": reason}
     # What was asked and answered before the stop (seat 0's first investment) is kept.

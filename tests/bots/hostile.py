@@ -89,6 +89,20 @@ def paths_to(fd):
     return found
 
 
+def reader(handle):
+    """An `act` for `attack` that reads what the pipe brings and hands it to
+    handle(data, path) until the pipe is closed."""
+
+    def read(fd, path):
+        while True:
+            data = os.read(fd, 1 << 16)
+            if not data:
+                return
+            handle(data, path)
+
+    return read
+
+
 def attack(log, fd, flags, act, seconds=600, head_start=2.0):
     """In the background: open every path to the victim's `fd` with `flags`
     and call act(opened_fd, path) on each, again as new ones appear.

@@ -12,17 +12,13 @@ log = hostile.Log("spy")
 seen = []
 
 
-def peek(fd, path):
-    while True:
-        data = os.read(fd, 1 << 16)
-        if not data:
-            return
-        log(f"saw {data!r} through {path}")
-        for line in data.splitlines():
-            try:
-                seen.append(json.loads(line)[0])
-            except (ValueError, IndexError, TypeError, KeyError):
-                pass
+def peek(data, path):
+    log(f"saw {data!r} through {path}")
+    for line in data.splitlines():
+        try:
+            seen.append(json.loads(line)[0])
+        except (ValueError, IndexError, TypeError, KeyError):
+            pass
 
 
 def answer(state, number):
@@ -37,5 +33,5 @@ def answer(state, number):
     botlib.send([botlib.simple_move(state)])
 
 
-hostile.attack(log, 1, os.O_RDONLY, peek)
+hostile.attack(log, 1, os.O_RDONLY, hostile.reader(peek))
 botlib.serve(answer)

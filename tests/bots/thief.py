@@ -9,13 +9,9 @@ import hostile
 log = hostile.Log("thief")
 
 
-def steal(fd, path):
-    while True:
-        data = os.read(fd, 1 << 16)
-        if not data:
-            return
-        log(f"stole {len(data)} bytes through {path}")
+def steal(data, path):
+    log(f"stole {len(data)} bytes through {path}")
 
 
-hostile.attack(log, 0, os.O_RDONLY, steal)
+hostile.attack(log, 0, os.O_RDONLY, hostile.reader(steal))
 botlib.serve(lambda state, number: botlib.send([botlib.simple_move(state)]))
