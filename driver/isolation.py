@@ -88,8 +88,8 @@ class Isolation:
 @dataclass(slots=True)
 class Launched:
     """A started bot: its init's pid (our child), the referee's ends of its
-    pipes, the report pipe the init writes its exit status to, and how it
-    is isolated."""
+    pipes, the report pipe the init writes its exit status to (and what
+    was already read from it), and how it is isolated."""
 
     pid: int
     stdin: int
@@ -97,6 +97,7 @@ class Launched:
     stderr: int
     report: int
     isolation: Isolation
+    reported: bytes = b""
 
 
 def botinit_path() -> Path:
@@ -294,7 +295,8 @@ def _start(command: list[str], isolation: Isolation | None, env: Mapping[str, st
         finally:
             for fd in (child_in, child_out, child_err, child_report):
                 os.close(fd)
-        messages, pid = _read_report(report, helper)
+        data, pid = _read_report(report, helper)
+        messages = data.decode("ascii", "replace").splitlines()
         helper.wait()
         if pid is None or "ready" not in messages:
             if pid is not None:
@@ -306,11 +308,14 @@ def _start(command: list[str], isolation: Isolation | None, env: Mapping[str, st
         raise
     for fd in (stdin, stdout, stderr, report):
         os.set_blocking(fd, False)
-    return Launched(pid, stdin, stdout, stderr, report, isolation or Isolation(False, 0, 0, "probe"))
+    probe = Isolation(False, 0, 0, "probe")
+    return Launched(pid, stdin, stdout, stderr, report, isolation or probe, data)
 
 
-def _read_report(fd: int, helper: subprocess.Popen[bytes]) -> tuple[list[str], int | None]:
-    """The init's first messages: ("init PID", then "ready" or "fail ...")."""
+def _read_report(fd: int, helper: subprocess.Popen[bytes]) -> tuple[bytes, int | None]:
+    """The init's first messages ("init PID", then "ready" or "fail ..."),
+    and whatever followed them in the same reads (a bot that exits at once
+    may have its "exit STATUS" there too)."""
     data = b""
     deadline = time.monotonic() + _START_TIMEOUT
     while b"ready\n" not in data and b"fail " not in data:
@@ -326,7 +331,7 @@ def _read_report(fd: int, helper: subprocess.Popen[bytes]) -> tuple[list[str], i
             data += chunk
     messages = data.decode("ascii", "replace").splitlines()
     pid = next((int(m.split()[1]) for m in messages if m.startswith("init ")), None)
-    return messages, pid
+    return data, pid
 
 
 _STAGES = {

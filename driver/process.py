@@ -142,6 +142,7 @@ class BotProcess:
         self.stdout_fd: int | None = launched.stdout
         self.stderr_fd: int | None = launched.stderr
         self._report: int | None = launched.report
+        self._reported = launched.reported  # read from the report pipe so far
         try:
             self.pidfd: int | None = os.pidfd_open(self.pid)
         except (AttributeError, OSError):
@@ -202,17 +203,16 @@ class BotProcess:
         return self._status
 
     def _reported_status(self) -> int | None:
-        if self._report is None:
-            return None
-        data = b""
-        try:
-            while chunk := os.read(self._report, 4096):
-                data += chunk
-        except BlockingIOError:
-            pass
-        os.close(self._report)
-        self._report = None
-        for line in data.splitlines():
+        """The "exit STATUS" its init reported, read once the init is gone."""
+        if self._report is not None:
+            try:
+                while chunk := os.read(self._report, 4096):
+                    self._reported += chunk
+            except BlockingIOError:
+                pass
+            os.close(self._report)
+            self._report = None
+        for line in self._reported.splitlines():
             if line.startswith(b"exit "):
                 status = int(line.split()[1])
                 return os.waitstatus_to_exitcode(status)
@@ -225,12 +225,14 @@ class BotProcess:
             return
         self.returncode()
         try:
-            os.waitpid(self.pid, 0)
+            _, status = os.waitpid(self.pid, 0)
         except ChildProcessError:
-            pass
+            status = None
         self._reaped = True
         if self._status is None:
-            self._status = -signal.SIGKILL
+            self._status = self._reported_status()
+        if self._status is None:
+            self._status = -signal.SIGKILL if status is None else os.waitstatus_to_exitcode(status)
 
     def send_signal(self, sig: int) -> None:
         """Signal the bot's init (SIGTERM: passed on to the bot and all it
