@@ -161,7 +161,7 @@ def test_interrupt_and_kill_lose_no_game_and_resume_plays_only_the_rest(tmp_path
     assert report["played_now"] == total - len(second) and report["games"] == total
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP], ids=["SIGTERM", "SIGINT", "SIGHUP"])
 def test_stopping_abandons_the_games_in_flight_at_once(tmp_path: Path, sig: int) -> None:
     """Both games in flight would end only at the 60 s timeout of the bot
     that never answers: stopping must not wait for them, nor leave a
