@@ -97,9 +97,9 @@ def test_without_isolation_the_same_attack_gets_in(logs: Path, attack: str) -> N
     status, trace, summary = _run_game(me, logs, attack, isolation="none")
     log = _log(logs, attack)
     assert [line for line in log if " opened /proc/" in line], log
-    if attack == "spy":
-        assert [line for line in log if " saw " in line], log  # it read the victim's answers
-    else:  # forged answers, or states stolen: the victim forfeits
+    # The spy now holds the victim's answer pipe open for reading: whether
+    # it wins a read against the referee is a race, so only that is asserted.
+    if attack != "spy":  # forged answers, or states stolen: the victim forfeits
         assert status == EXIT_FORFEIT and "forfeit  seat 0" in summary, summary
 
 
