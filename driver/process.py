@@ -366,8 +366,8 @@ class BotProcess:
                 return Reply(ReplyKind.LINE, line)
         if self._too_long is not None:
             return Reply(ReplyKind.TOO_LONG, self._too_long_start, self._too_long)
-        if self._closed() is None:
-            return None
+        if not (self.exited or self.stdout_eof or self._stdin_broken):
+            return None  # the usual case, kept cheap: still waiting for the answer
         if self.returncode() is None:
             # Its exit status is the better reason, and its init reports it a
             # moment after the pipe closes: wait for it, up to EXIT_WAIT.
@@ -500,41 +500,46 @@ class BotGroup:
         the end, as the original driver starts one process per game): it is
         restarted, asked again, and given `timeout` anew.
         """
-        now = time.monotonic()
-        deadlines = {seat: now + timeout for seat in seats}
-        waiting = sorted(deadlines)
+        deadline = time.monotonic() + timeout
+        restarted: dict[int, float] = {}  # seats restarted here, with their own deadline
+        waiting = sorted(seats)
         while waiting:
             still = []
             for seat in waiting:
                 reply = self.bots[seat].take_reply()
                 if reply is None:
                     still.append(seat)
-                elif reply.kind is ReplyKind.CLOSED and self._restartable(seat):
+                    continue
+                if reply.kind is ReplyKind.CLOSED and self._restartable(seat):
                     failed = self._restart(seat)
-                    if failed is not None:
-                        yield seat, failed
+                    if failed is None:
+                        restarted[seat] = time.monotonic() + timeout
+                        still.append(seat)
                         continue
-                    deadlines[seat] = time.monotonic() + timeout
-                    still.append(seat)
-                else:
-                    yield seat, reply
+                    reply = failed
+                yield seat, reply
             waiting = still
             if not waiting:
                 return
             now = time.monotonic()
-            late = [seat for seat in waiting if deadlines[seat] <= now]
+            wake = deadline
+            if restarted:
+                late = [seat for seat in waiting if restarted.get(seat, deadline) <= now]
+                wake = min(restarted.get(seat, deadline) for seat in waiting)
+            else:
+                late = waiting if deadline <= now else []
             for seat in late:
                 closed = self.bots[seat].closed_reply()
                 yield seat, closed or Reply(ReplyKind.TIMEOUT, detail=f"no answer within {timeout:g} s")
-            waiting = [seat for seat in waiting if seat not in late]
-            if not waiting:
-                return
-            wake = min(deadlines[seat] for seat in waiting)
-            for seat in waiting:
-                bot = self.bots[seat]
-                at = bot.wake_at()
+            if late:
+                waiting = [seat for seat in waiting if seat not in late]
+                if not waiting:
+                    return
+                wake = min(restarted.get(seat, deadline) for seat in waiting)
+            for seat in waiting:  # a bot that closed a pipe: its exit status is awaited
+                at = self.bots[seat].wake_at()
                 if at is not None:
-                    wake = min(wake, at if bot.pidfd is not None else now + 0.01)
+                    wake = min(wake, at if self.bots[seat].pidfd is not None else now + 0.01)
             self._poll(wake - now)
 
     def _restartable(self, seat: int) -> bool:
