@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
-from typing import BinaryIO
+from pathlib import Path
+from typing import Any, BinaryIO
 
 import click
 
@@ -12,6 +13,7 @@ from driver.botspec import BotSpec, BotSpecError, parse_bot
 from driver.options import game_options, isolation_option, timeout_option
 from driver.signals import Stopped, stop_on_signals, stop_reason, stop_status
 from driver.text import printable, printable_lines
+from viewer.cli import VIEW_EPILOG, export_options
 
 __all__ = ["main", "EXIT_WINNER", "EXIT_DRAW", "EXIT_FORFEIT", "EXIT_USAGE", "EXIT_CHECK_FAILED"]
 
@@ -63,8 +65,11 @@ Exit status:
     metavar="FILE",
     help="Where the trace goes, one JSON value per line, as the original driver writes it. [default: stdout]",
 )
+@click.option("--view", "view", is_flag=True,
+              help="Also write the game's replay page (see `driver view`) to replay.html and print its path.")
 def run(
-    bots: Sequence[str], base: bool, max_days: int, timeout: float, trace: BinaryIO, fair: bool, isolation: str
+    bots: Sequence[str], base: bool, max_days: int, timeout: float, trace: BinaryIO, fair: bool, isolation: str,
+    view: bool,
 ) -> None:
     """Play one game between 2 to 4 bots, in seat order.
 
@@ -89,6 +94,10 @@ def run(
         click.echo(f"driver: {stop_reason(e)}; game abandoned, its bots ended", err=True)
         sys.exit(stop_status(e))
     echo = lambda text="": click.echo(text, err=True)  # noqa: E731
+    if view:
+        from viewer.cli import write_run_replay
+
+        echo(f"replay   {write_run_replay(result.trace, [s.name for s in specs], result.stderr)}")
     # Everything a bot wrote, and so everything shown below, goes through printable().
     names = ", ".join(f"{seat}: {printable(spec.name)}" for seat, spec in enumerate(specs))
     echo(f"seats  {names}")
@@ -188,6 +197,25 @@ def check(bot: str, timeout: float, isolation: str, seed: int, verbose: bool) ->
         sys.exit(0)
     out(f"FAIL: {printable(spec.name)} does not follow the protocol ({len(report.failures)} failed steps)")
     sys.exit(EXIT_CHECK_FAILED)
+
+
+@driver.command(epilog=VIEW_EPILOG)
+@click.argument("trace", metavar="TRACE")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="The page to write [default: TRACE with .html, or replay.html for -].")
+@click.option("--open", "open_", is_flag=True, help="Open the page in your browser.")
+@export_options
+def view(trace: str, output: Path | None, open_: bool, **export: Any) -> None:
+    """Write a replay page of a game's trace: one self-contained HTML file.
+
+    TRACE is a trace file (ours or the original driver's, a tournament
+    stream of several games included) or - for standard input, so that
+    `driver run A B | driver view -` shows the game just played. Prints
+    the page's path.
+    """
+    from viewer.cli import view_trace
+
+    view_trace(trace, output, open_, **export)
 
 
 @driver.command()
