@@ -103,18 +103,20 @@ def test_crash_mid_game(pid_file: str) -> None:
     assert_all_gone(pid_file)
 
 
+# The timeouts below leave room for the bots' start-up on a loaded machine:
+# the first state's timeout includes it.
 def test_never_answers(pid_file: str) -> None:
     started = time.monotonic()
-    result = play([GOOD, bot("silent.py")], timeout=0.4)
-    assert_fault(result, 1, "timeout", "0.4 s")
+    result = play([GOOD, bot("silent.py")], timeout=3)
+    assert_fault(result, 1, "timeout", "3 s")
     assert orjson.loads(result.trace[-2]) == "timeout"
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 10
     assert_all_gone(pid_file)
 
 
 def test_answer_after_timeout_is_a_timeout(pid_file: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("LATE_SECONDS", "0.8")
-    result = play([bot("late.py"), GOOD], timeout=0.3)
+    monkeypatch.setenv("LATE_SECONDS", "5")
+    result = play([bot("late.py"), GOOD], timeout=3)
     assert_fault(result, 0, "timeout")
     assert orjson.loads(result.trace[-2]) == "timeout"
     assert result.moves == 2  # both first investments; the late answer was the second of seat 0
@@ -160,7 +162,7 @@ def test_fifty_megabyte_line(pid_file: str) -> None:
 
 
 def test_no_newline_times_out(pid_file: str) -> None:
-    result = play([bot("no_newline.py"), GOOD], timeout=0.4)
+    result = play([bot("no_newline.py"), GOOD], timeout=3)
     assert_fault(result, 0, "timeout")
     assert_all_gone(pid_file)
 
