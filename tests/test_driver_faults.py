@@ -197,19 +197,20 @@ def test_bot_that_closes_its_stdin(pid_file: str) -> None:
 
 def test_bot_ignoring_sigterm_is_killed(pid_file: str) -> None:
     started = time.monotonic()
-    result = play([bot("ignore_term.py"), GOOD], max_days=1)
+    result = play([bot("ignore_term.py"), GOOD], max_days=1, timeout=10)
     assert result.fault is None
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 10  # grace periods of 0.5 s and 0.5 s, then SIGKILL
     assert_all_gone(pid_file)
 
 
 def test_children_and_setsid_grandchild_are_reaped(pid_file: str) -> None:
     started = time.monotonic()
-    result = play([bot("spawner.py"), GOOD])
+    result = play([bot("spawner.py"), GOOD], timeout=30)
     assert_fault(result, 0, "exited with status 0")
     assert b"spawner: started 3 processes" in result.stderr[0]
-    # Exit is seen at once, although the grandchildren keep stdout open.
-    assert time.monotonic() - started < 1.8
+    # Its exit is seen at once, not at the 30 s timeout, although the
+    # processes it left hold its standard output open.
+    assert time.monotonic() - started < 15
     assert_all_gone(pid_file)
 
 
@@ -244,9 +245,9 @@ def test_a_later_seat_fault_waits_for_earlier_seats_answers(pid_file: str) -> No
 
 def test_an_earlier_seat_fault_does_not_wait_for_later_seats(pid_file: str) -> None:
     started = time.monotonic()
-    result = play([bot("garbage.py"), bot("simple.py", "defender", "1.5")], timeout=3)
+    result = play([bot("garbage.py"), bot("simple.py", "defender", "10")], timeout=20)
     assert_fault(result, 0, "not JSON")
-    assert time.monotonic() - started < 1.4
+    assert time.monotonic() - started < 8  # seat 1 answers only after 10 s
     # Seat 1 was asked at the same time, but the trace stops at the faulty seat.
     assert [orjson.loads(line).get("player") for line in result.trace[::2]] == [0, None]
     assert_all_gone(pid_file)

@@ -74,7 +74,7 @@ def test_prompt_bots_are_closed_without_waiting_for_grace() -> None:
     assert next(group.replies([0], 5))[1].line == b"[0]"
     started = time.monotonic()
     group.close(exit_grace=5, term_grace=5)
-    assert time.monotonic() - started < 1
+    assert time.monotonic() - started < 4  # not the 5 s of grace
     assert [b.returncode() for b in group.bots] == [0, 0]
 
 

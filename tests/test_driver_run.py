@@ -92,14 +92,15 @@ def test_draw_exit_status() -> None:
 
 
 def test_hidden_choices_are_asked_at_the_same_time() -> None:
-    # Each bot sleeps 0.5 s before each investing and buy answer: one day is
-    # one investing and one buy round, 2 s of thinking in all, 1 s if concurrent.
-    sleepy = script_bot("simple.py", "defender", "0.5")
+    # Each bot sleeps 2 s before each investing and buy answer: one day is
+    # one investing and one buy round, 8 s of thinking in all, 4 s if
+    # concurrent (and up to 3 s more for starting the bots on a loaded machine).
+    sleepy = script_bot("simple.py", "defender", "2")
     started = time.monotonic()
-    result = play_game([sleepy, sleepy], GameOptions(max_days=1, timeout=5))
+    result = play_game([sleepy, sleepy], GameOptions(max_days=1, timeout=10))
     elapsed = time.monotonic() - started
     assert result.fault is None and result.moves == 4
-    assert 1.0 <= elapsed < 1.8, elapsed  # one at a time: 2 s and more
+    assert 4.0 <= elapsed < 7.0, elapsed  # one at a time: 8 s and more
 
 
 def defending_states(trace: list[bytes]) -> list[dict]:
