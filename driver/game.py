@@ -34,6 +34,7 @@ from typing import Any, BinaryIO
 
 from driver.botspec import BotOptions, BotSpec
 from driver.process import LINE_LIMIT, STDERR_LIMIT, BotGroup, BotStartError, Reply, ReplyKind
+from driver.signals import stop_reason
 from protocol.engine import DEFENDING, END, Game, IllegalMove, move_from_wire
 from protocol.exactjson import DEFAULT_MAX_DIGITS, JSONError, NotJSON, digits_of, dumps, loads
 from protocol.openings import play_opening
@@ -54,7 +55,9 @@ class GameOptions:
     `fair`, which hides earlier defenders' choices from later ones (the
     original shows them; traces differ from the original's with it).
     `line_limit` caps an answer line and `stderr_limit` the standard error
-    kept per bot (bytes).
+    kept per bot (bytes). `isolation` is how bots are fenced off from the
+    referee and each other: "auto", "namespaces" or "none" (see
+    driver.isolation).
 
     Time controls: every answer is due `timeout + margin` seconds after its
     state was sent, the first answer of a freshly started bot process
@@ -76,6 +79,7 @@ class GameOptions:
     seats: Sequence[BotOptions] = ()
     opening: Sequence[int | str] | None = None
     seed: int | None = None
+    isolation: str = "auto"
 
     def seat_options(self, seat: int) -> BotOptions:
         """Seat `seat`'s settings, every field filled in."""
@@ -103,7 +107,9 @@ def seat_seed(seed: int | None, seat: int) -> int | None:
 class GameResult:
     """The outcome. `trace` holds the trace lines as written, without newlines;
     `stderr` each seat's kept (bounded) standard error; `answer_times` the
-    time each answer took (the trace format itself is the original's)."""
+    time each answer took (the trace format itself is the original's);
+    `isolation` says for each seat how its bot was isolated (empty if it
+    never started)."""
 
     winner: int | None
     fault: tuple[int, str] | None
@@ -116,6 +122,7 @@ class GameResult:
     """Seconds each answer line of the trace took, in trace order: from the
     state's sending to the answer's arrival (a timeout counts its limit);
     None for the opening's moves, which the referee played."""
+    isolation: list[str] = field(default_factory=list)
 
 
 def play_game(
@@ -129,7 +136,13 @@ def play_game(
     Every bot process, and everything it started, is gone when this
     returns; unless `group` is given: then the game is played on those
     running bots (one per seat) and the group is detached, not closed, so
-    that they can play on (replace those no longer `reusable`).
+    that they can play on (replace those no longer `reusable`; `group.bots`
+    may hold processes restarted during the game).
+
+    If it is cut off (Ctrl-C, SIGTERM, an error of its own) before the
+    game is over, the trace ends with `{"meta":"aborted","reason":...}`.
+    Trace lines go out one resolved round at a time, so that a trace file
+    never shows one player's hidden choice while another is still asked.
     """
     if not 2 <= len(bots) <= 4:
         raise ValueError(f"a game needs 2 to 4 bots, not {len(bots)}")
@@ -146,24 +159,35 @@ def play_game(
         if group is None:
             group = BotGroup.spawn(
                 [(options.command(b, seat), b.name) for seat, b in enumerate(bots)],
-                line_limit=options.line_limit, stderr_limit=options.stderr_limit,
+                isolation=options.isolation,
+                line_limit=options.line_limit,
+                stderr_limit=options.stderr_limit,
             )
     except BotStartError as e:
         game.forfeit(e.seat, str(e.strerror))
-        trace.emit(dumps(game.to_wire()))
+        trace.end(dumps(game.to_wire()))
         trace.flush()
         return GameResult(None, game.fault, 0, 0, time.monotonic() - started, trace.lines, [b""] * len(bots))
+    except BaseException as e:  # stopped while starting the bots (they are gone)
+        trace.abort(stop_reason(e))
+        trace.flush()
+        raise
     moves = 0
     try:
         moves += _play_opening(game, opening, trace, options)
         ask = _asker(group, options)
         while not game.is_over:
             moves += _play_round(game, ask, trace, options)
+            trace.commit()
         final = game.to_wire()
-        trace.emit(dumps(final))
+        trace.end(dumps(final))
         lines = state_lines(final, range(len(bots)))
         for seat, line in lines.items():
             group.send(seat, line, request=False)
+    except BaseException as e:
+        if not trace.ended:
+            trace.abort(stop_reason(e))
+        raise
     finally:
         try:
             group.detach() if keep else group.close()
@@ -178,23 +202,47 @@ def play_game(
         trace=trace.lines,
         stderr=[b.kept_stderr() for b in group.bots],
         answer_times=trace.times,
+        isolation=[b.isolation for b in group.bots],
     )
 
 
 class _Trace:
-    """The trace lines, kept and (if asked) written out as they come."""
+    """The trace lines, kept, and (if asked) written out a round at a time."""
 
     def __init__(self, out: BinaryIO | None) -> None:
         self.out = out
         self.lines: list[bytes] = []
         self.times: list[float | None] = []  # one per answer line
+        self._written = 0
+        self.ended = False  # the final state, or an aborted record, is in
 
     def emit(self, line: bytes) -> None:
         self.lines.append(line)
-        if self.out is not None:
-            self.out.write(line + b"\n")
+
+    def commit(self) -> None:
+        """Write out the lines emitted so far: call once a round is resolved."""
+        while self._written < len(self.lines):
+            if self.out is not None:
+                self.out.write(self.lines[self._written] + b"\n")
+            self._written += 1
+
+    def end(self, final_state: bytes) -> None:
+        """The final (end or fault) state: the trace is complete."""
+        self.emit(final_state)
+        self.ended = True
+        self.commit()
+
+    def abort(self, reason: str) -> None:
+        """End an unfinished trace with the record saying why (see docs/protocol.md)."""
+        self.emit(dumps({"meta": "aborted", "reason": reason}))
+        self.ended = True
+        try:
+            self.commit()
+        except OSError:  # the trace's reader is gone: the lines are still in `lines`
+            pass
 
     def flush(self) -> None:
+        self.commit()
         if self.out is not None:
             self.out.flush()
 
@@ -208,15 +256,16 @@ def _asker(group: BotGroup, options: GameOptions) -> Ask:
     """Asks the bots, each under its own time limit."""
 
     def ask(seats: list[int], lines: dict[int, bytes]) -> Iterator[tuple[int, Reply, float | None]]:
-        limits = {}
+        limits, startup = {}, {}
         for seat in seats:
             own = options.seat_options(seat)
             first = group.bots[seat].answered == 0
+            startup[seat] = own.startup  # also for a bot restarted inside replies()
             limits[seat] = own.timeout + own.margin + (own.startup if first else 0.0)  # type: ignore[operator]
         sent = time.monotonic()
         for seat in seats:
             group.send(seat, lines[seat])
-        for seat, reply in group.replies(seats, limits):
+        for seat, reply in group.replies(seats, limits, startup):
             took = time.monotonic() - sent
             if reply.kind is ReplyKind.TIMEOUT:
                 reply = Reply(ReplyKind.TIMEOUT, detail=_timeout_detail(options.seat_options(seat), limits[seat],

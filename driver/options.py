@@ -39,6 +39,28 @@ fair_option = click.option(
     "traces then differ from the original's).",
 )
 
+def _isolation_available(ctx: click.Context, param: click.Parameter, mode: str) -> str:
+    """--isolation namespaces where they cannot be had is a usage error, said before any game."""
+    if mode == "namespaces":
+        from driver.isolation import namespaces_unavailable
+
+        why = namespaces_unavailable()
+        if why is not None:
+            raise click.BadParameter(f"namespaces are not available here: {why}", ctx=ctx, param=param)
+    return mode
+
+
+isolation_option = click.option(
+    "--isolation",
+    callback=_isolation_available,
+    type=click.Choice(["auto", "namespaces", "none"]),
+    default="auto",
+    show_default=True,
+    help="How bots are fenced off from the referee and each other: namespaces (own user, PID, mount "
+    "and network namespaces; as root, bots run as nobody), none, or auto: namespaces where the "
+    "system allows them, else none (and it says so). See docs/protocol.md.",
+)
+
 
 def game_options(f: F) -> F:
     """--base, --max-days, --timeout and --fair, in that order."""

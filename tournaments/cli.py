@@ -25,6 +25,7 @@ from driver.options import (
     base_option,
     concurrency_option,
     fair_option,
+    isolation_option,
     max_days_option,
     ray_address_option,
     startup_or_default,
@@ -49,13 +50,14 @@ def _emit_json(obj: Any) -> None:
 
 
 def _terminate(signum: int, frame: object) -> None:
-    """SIGTERM ends a run like Ctrl-C: workers stopped, finished games kept."""
+    """SIGTERM and SIGHUP end a run like Ctrl-C: workers stopped, finished games kept."""
     raise KeyboardInterrupt
 
 
 @contextmanager
 def _user_errors(db: str | Path | None = None) -> Iterator[None]:
     signal.signal(signal.SIGTERM, _terminate)
+    signal.signal(signal.SIGHUP, _terminate)  # the terminal went away: stop the same way
     try:
         yield
     except PlayError as err:
@@ -79,13 +81,14 @@ def _play_options(f: F) -> F:
         timeout_option,
         time_control_options,
         fair_option,
+        isolation_option,
         concurrency_option,
         click.option("--backend", type=click.Choice(["local", "ray"]), default=None,
                      help="Worker processes here, or Ray tasks. [default: local; ray with --ray-address]"),
         ray_address_option,
         click.option("--reuse", is_flag=True,
-                     help="Keep each bot's process alive across its games (bots must loop until end of input;"
-                     " a kept process is seeded by its first game only)."),
+                     help="Keep each bot's process alive across its games (one that exits after a game is"
+                     " restarted; a kept process is seeded by its first game only)."),
         click.option("--json", "as_json", is_flag=True,
                      help="Print one JSON object on stdout instead of tables (progress stays on stderr)."),
     ]
@@ -152,6 +155,7 @@ def _playing_args(kw: dict[str, Any]) -> dict[str, Any]:
         "options": PlayOptions(
             base=kw["base"], max_days=kw["max_days"], timeout=kw["timeout"], fair=kw["fair"],
             startup=startup_or_default(kw["startup"]), margin=kw["margin"], bot_options=kw["bot_options"],
+            isolation=kw["isolation"],
         ),
     }
 

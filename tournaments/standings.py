@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from driver.text import printable
 from tournaments.outcomes import Result, seat_outcome
 from tournaments.stats.crosstable import Cell, crosstable
 from tournaments.stats.elo import finite_or_none, interval_text
@@ -182,6 +183,6 @@ def render_text(st: Standings) -> str:
                 row.append(f"{text:>{cw + 2}}")
             lines.append(f"{a:<{w}}  " + "".join(row))
     for n, reasons in st.forfeit_reasons.items():
-        for reason, k in reasons.most_common():
-            lines.append(f"forfeits: {n}: {k} x {reason}")
+        for reason, k in reasons.most_common():  # a reason quotes the bot's own bytes: escape them
+            lines.append(f"forfeits: {n}: {k} x {printable(reason)}")
     return "\n".join(lines)

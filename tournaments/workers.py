@@ -35,6 +35,7 @@ class PlayOptions:
     startup: float = STARTUP
     margin: float = 0.0
     bot_options: Any = field(default=())
+    isolation: str = "auto"  # driver.isolation: auto, namespaces or none (not part of a tournament's identity)
 
     def __post_init__(self) -> None:
         given = self.bot_options.items() if isinstance(self.bot_options, Mapping) else self.bot_options
@@ -77,6 +78,7 @@ def play(job: Job) -> GameRecord:
     game_options = GameOptions(
         base=opts.base, max_days=opts.max_days, timeout=opts.timeout, fair=opts.fair, startup=opts.startup,
         margin=opts.margin, seats=job.seats, opening=job.opening, seed=job.seed,
+        isolation=opts.isolation,
     )
     started = time.time()
     if job.reuse:
@@ -130,16 +132,20 @@ class _KeptBots:
             if proc is None or not proc.reusable:
                 self.retire(key)
                 proc = BotProcess(options.command(spec, seat), spec.name, line_limit=options.line_limit,
-                                  stderr_limit=options.stderr_limit)
+                                  stderr_limit=options.stderr_limit, isolation=options.isolation)
                 self.procs[key] = proc
             procs.append(proc)
+        group = BotGroup(procs)
         try:
-            res = play_game(list(specs), options, group=BotGroup(procs))
+            res = play_game(list(specs), options, group=group)
         except BaseException:
+            self.procs.update(zip(keys, group.bots))
             for key in keys:
                 self.retire(key)
             raise
-        for seat, (key, proc) in enumerate(zip(keys, procs)):
+        # A kept bot that exited after its last game was restarted by the referee.
+        self.procs.update(zip(keys, group.bots))
+        for seat, (key, proc) in enumerate(zip(keys, group.bots)):
             if (res.fault is not None and res.fault[0] == seat) or not proc.reusable:
                 self.retire(key)
             else:
