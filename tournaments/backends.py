@@ -12,7 +12,9 @@ import ctypes
 import multiprocessing
 import os
 import signal
-from collections.abc import Collection
+import threading
+from collections.abc import Collection, Iterator
+from contextlib import contextmanager
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor
 from concurrent.futures import wait as wait_futures
 from typing import Any, Protocol
@@ -60,7 +62,8 @@ class LocalBackend:
         )
 
     def submit(self, job: Job) -> Future[GameRecord]:
-        return self._pool.submit(play, job)
+        with _interrupt_after_spawning():  # this call may start a worker
+            return self._pool.submit(play, job)
 
     def wait(self, handles: Collection[Future[GameRecord]]) -> list[Future[GameRecord]]:
         done, _ = wait_futures(handles, return_when=FIRST_COMPLETED)
@@ -84,6 +87,34 @@ class LocalBackend:
         self._pool.shutdown(wait=not cancel, cancel_futures=cancel)
 
 
+@contextmanager
+def _interrupt_after_spawning() -> Iterator[None]:
+    """Hold a Ctrl-C back while a worker may be spawned, and deliver it after.
+
+    Two holes to close. A worker inherits the signal mask across exec, so
+    with SIGINT blocked it cannot be reached before it has chosen to leave
+    SIGINT to the parent. And the parent must not unwind halfway through a
+    spawn: a child whose start-up data was never written dies printing a
+    traceback. Blocking the signal here does not protect the parent, since
+    the kernel hands it to any thread that does not block it (numpy's BLAS
+    threads) and Python then runs the handler in this thread anyway; so the
+    handler itself is replaced by one that only remembers.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        signal.signal(signal.SIGINT, previous)
+        if caught:
+            signal.raise_signal(signal.SIGINT)
+
+
 def _start_worker(parent: int) -> None:
     """A worker lives and dies by the tournament.
 
@@ -96,6 +127,8 @@ def _start_worker(parent: int) -> None:
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _stop_worker)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # blocked by _interrupt_after_spawning
+    signal.signal(signal.SIGHUP, _stop_worker)
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
@@ -111,10 +144,11 @@ def _stop_worker(signum: int, frame: object) -> None:
 
 
 class RayBackend:
-    """Games as Ray tasks. Connects to the cluster named by RAY_ADDRESS, or
-    starts a local Ray instance; bots must be runnable on every node."""
+    """Games as Ray tasks. Connects to the cluster at `address` (--ray-address,
+    or the RAY_ADDRESS variable), or starts a local Ray instance; bots must
+    be runnable on every node."""
 
-    def __init__(self, concurrency: int | None) -> None:
+    def __init__(self, concurrency: int | None, address: str | None = None) -> None:
         try:
             import ray
         except ImportError:
@@ -122,10 +156,11 @@ class RayBackend:
                 "--backend ray needs Ray: pip install 'economancy-arena[ray]'"
             ) from None
         self._ray = ray
+        address = address or os.environ.get("RAY_ADDRESS") or None
         if not ray.is_initialized():
             ray.init(
-                address=os.environ.get("RAY_ADDRESS") or None,
-                num_cpus=None if os.environ.get("RAY_ADDRESS") else (concurrency or None),
+                address=address,
+                num_cpus=None if address else (concurrency or None),
                 include_dashboard=False,
                 log_to_driver=False,
                 configure_logging=False,
@@ -147,9 +182,9 @@ class RayBackend:
         """Leave the Ray instance up: other runs in this process may reuse it."""
 
 
-def make_backend(name: str, concurrency: int | None) -> Backend:
+def make_backend(name: str, concurrency: int | None, ray_address: str | None = None) -> Backend:
     if name == "local":
         return LocalBackend(concurrency or default_concurrency())
     if name == "ray":
-        return RayBackend(concurrency)
+        return RayBackend(concurrency, ray_address)
     raise TournamentError(f"unknown backend {name!r} (local, ray)")
