@@ -16,7 +16,7 @@ import argparse
 import random
 from collections.abc import Sequence
 
-from bots.sdk import option_parser, run
+from bots.sdk import option_parser, bot_main
 from bots.search.alphabeta import AlphaBeta
 from bots.search.evaluation import Weights, load_weights
 from protocol.engine import Game
@@ -74,13 +74,7 @@ def policy_from(options: argparse.Namespace) -> AlphaBetaPolicy:
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Entry point of `python -m bots.alphabeta` and `economancy-alphabeta`."""
-    command = parser()
-    options = command.parse_args(argv)
-    try:
-        policy = policy_from(options)
-    except (ValueError, OSError) as problem:
-        command.error(str(problem))
-    run(policy, on_game_start=policy.new_game, max_days=options.max_days)
+    bot_main(parser(), policy_from, argv)
 
 
 if __name__ == "__main__":

@@ -29,7 +29,7 @@ from bots import expert
 from protocol.cards import ATTACKS, DEF, DEFENDS
 from bots.evolved.genome import Genome, random_genome
 from bots.evolved.sampling import sample
-from bots.sdk import Decide, option_parser, run
+from bots.sdk import Decide, option_parser, bot_main
 from protocol.engine import ATTACKING, BUY, DEFENDING, INVESTING, PASS, Game
 
 SHIPPED = "shipped.json"
@@ -194,13 +194,7 @@ def policy_from(options: argparse.Namespace) -> Decide:
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Entry point of `python -m bots.evolved` and `economancy-evolved`."""
-    command = parser()
-    options = command.parse_args(argv)
-    try:
-        decide = policy_from(options)
-    except (OSError, ValueError, LookupError) as problem:
-        command.error(str(problem))
-    run(decide, on_game_start=getattr(decide, "new_game", None), max_days=options.max_days)
+    bot_main(parser(), policy_from, argv)
 
 
 if __name__ == "__main__":
