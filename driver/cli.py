@@ -5,12 +5,14 @@ from __future__ import annotations
 import signal
 import sys
 from collections.abc import Sequence
-from typing import BinaryIO
+from pathlib import Path
+from typing import Any, BinaryIO
 
 import click
 
 from driver.botspec import BotSpec, BotSpecError, parse_bot
 from driver.options import game_options, timeout_option
+from viewer.cli import VIEW_EPILOG, export_options
 
 __all__ = ["main", "EXIT_WINNER", "EXIT_DRAW", "EXIT_FORFEIT", "EXIT_USAGE", "EXIT_CHECK_FAILED"]
 
@@ -59,7 +61,10 @@ Exit status:
     metavar="FILE",
     help="Where the trace goes, one JSON value per line, as the original driver writes it. [default: stdout]",
 )
-def run(bots: Sequence[str], base: bool, max_days: int, timeout: float, trace: BinaryIO, fair: bool) -> None:
+@click.option("--view", "view", is_flag=True,
+              help="Also write the game's replay page (see `driver view`) to replay.html and print its path.")
+def run(bots: Sequence[str], base: bool, max_days: int, timeout: float, trace: BinaryIO, fair: bool,
+        view: bool) -> None:
     """Play one game between 2 to 4 bots, in seat order.
 
     The trace goes to standard output (or --trace FILE); a short summary
@@ -78,6 +83,10 @@ def run(bots: Sequence[str], base: bool, max_days: int, timeout: float, trace: B
         click.echo("driver: the trace's reader closed its end; game abandoned", err=True)
         sys.exit(1)
     echo = lambda text="": click.echo(text, err=True)  # noqa: E731
+    if view:
+        from viewer.cli import write_run_replay
+
+        echo(f"replay   {write_run_replay(result.trace, [s.name for s in specs], result.stderr)}")
     names = ", ".join(f"{seat}: {spec.name}" for seat, spec in enumerate(specs))
     echo(f"seats  {names}")
     played = f"{result.days} days, {result.moves} moves, {result.duration:.2f} s"
@@ -157,6 +166,25 @@ def check(bot: str, timeout: float, seed: int, verbose: bool) -> None:
         sys.exit(0)
     out(f"FAIL: {spec.name} does not follow the protocol ({len(report.failures)} failed steps)")
     sys.exit(EXIT_CHECK_FAILED)
+
+
+@driver.command(epilog=VIEW_EPILOG)
+@click.argument("trace", metavar="TRACE")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="The page to write [default: TRACE with .html, or replay.html for -].")
+@click.option("--open", "open_", is_flag=True, help="Open the page in your browser.")
+@export_options
+def view(trace: str, output: Path | None, open_: bool, **export: Any) -> None:
+    """Write a replay page of a game's trace: one self-contained HTML file.
+
+    TRACE is a trace file (ours or the original driver's, a tournament
+    stream of several games included) or - for standard input, so that
+    `driver run A B | driver view -` shows the game just played. Prints
+    the page's path.
+    """
+    from viewer.cli import view_trace
+
+    view_trace(trace, output, open_, **export)
 
 
 @driver.command()

@@ -1,0 +1,104 @@
+"""Writing a replay page, opening it, and printing it to PDF or PNG frames.
+
+Export needs a headless Chromium on PATH (`chromium`, as Debian's package
+installs it, or `chromium-browser`, `google-chrome`); nothing is
+downloaded. The PDF is one `--print-to-pdf` of the page in print mode
+(`#print=day`: every chosen step drawn one under the other, one per
+page); PNG frames are one `--screenshot` per step.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tempfile
+import webbrowser
+from pathlib import Path
+
+from viewer.model import Replay
+from viewer.page import replay_page
+
+__all__ = ["write_page", "open_in_browser", "find_chromium", "export_pdf", "export_png", "ExportError", "EVERY", "frame_steps"]
+
+EVERY = ("day", "round", "step")
+_TIMEOUT = 300.0  # seconds one Chromium run may take (a long game printed page by page)
+_FLAGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars",
+]
+
+
+class ExportError(RuntimeError):
+    """Chromium is missing or failed; the message says which and why."""
+
+
+def write_page(replay: Replay, output: Path) -> Path:
+    """Write the replay's page and return its absolute path."""
+    output = output.resolve()
+    output.parent.mkdir(parents=True, exist_ok=True)
+    tmp = output.with_name(output.name + ".tmp")
+    tmp.write_text(replay_page(replay), encoding="utf-8")
+    tmp.replace(output)  # a reader never sees half a page
+    return output
+
+
+def open_in_browser(path: Path) -> bool:
+    """Open a written page in the user's browser; False when none could be started."""
+    return webbrowser.open(path.resolve().as_uri())
+
+
+def find_chromium() -> str:
+    for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
+        found = shutil.which(name)
+        if found:
+            return found
+    raise ExportError("PDF/PNG export needs a headless Chromium on PATH (Debian: apt-get install chromium)")
+
+
+def _run(browser: str, args: list[str]) -> None:
+    with tempfile.TemporaryDirectory(prefix="economancy-chromium-") as profile:
+        try:
+            done = subprocess.run([browser, *_FLAGS, f"--user-data-dir={profile}", *args],
+                                  capture_output=True, timeout=_TIMEOUT, stdin=subprocess.DEVNULL)
+        except subprocess.TimeoutExpired:
+            raise ExportError(f"{browser} did not finish within {_TIMEOUT:.0f} s") from None
+    if done.returncode != 0:
+        tail = done.stderr.decode("utf-8", "replace").strip().splitlines()[-3:]
+        raise ExportError(f"{browser} failed (exit {done.returncode}): {' / '.join(tail)}")
+
+
+def export_pdf(page: Path, pdf: Path, every: str = "day") -> Path:
+    """Print one frame per day, round or step of the page's first game to a PDF."""
+    if every not in EVERY:
+        raise ExportError(f"--every must be one of {', '.join(EVERY)}")
+    browser = find_chromium()
+    pdf = pdf.resolve()
+    _run(browser, ["--no-pdf-header-footer", "--virtual-time-budget=30000", f"--print-to-pdf={pdf}",
+                   page.resolve().as_uri() + f"#print={every}"])
+    if not pdf.exists() or pdf.stat().st_size == 0:
+        raise ExportError(f"Chromium wrote no PDF to {pdf}")
+    return pdf
+
+
+def export_png(page: Path, directory: Path, steps: list[int], width: int = 1400, height: int = 1000) -> list[Path]:
+    """One screenshot per step index (0-based) of the page's first game."""
+    browser = find_chromium()
+    directory = directory.resolve()
+    directory.mkdir(parents=True, exist_ok=True)
+    out = []
+    for step in steps:
+        png = directory / f"step-{step:05d}.png"
+        _run(browser, [f"--window-size={width},{height}", "--virtual-time-budget=5000", f"--screenshot={png}",
+                       page.resolve().as_uri() + f"#step={step}"])
+        out.append(png)
+    return out
+
+
+def frame_steps(replay: Replay, every: str) -> list[int]:
+    """The steps one frame per day/round/step shows: the last step of each
+    day or round (the table as that unit left it), or every step."""
+    steps = replay.games[0].steps
+    if every == "step":
+        return list(range(len(steps)))
+    key = "D" if every == "day" else "r"
+    return [i for i, s in enumerate(steps) if i == len(steps) - 1 or steps[i + 1][key] != s[key]]
