@@ -42,11 +42,17 @@ class ServedGroup(BotGroup):
         self,
         bots: Sequence[BotProcess],
         timeouts: Sequence[float],
-        on_round: Callable[[list[int]], None] | None = None,
+        on_round: Callable[[list[int], bytes], None] | None = None,
     ) -> None:
         super().__init__(bots)
         self.timeouts = list(timeouts)
         self.on_round = on_round
+        self._asked: dict[int, bytes] = {}
+
+    def send(self, seat: int, line: bytes, request: bool = True) -> None:
+        if request:
+            self._asked[seat] = line
+        super().send(seat, line, request)
 
     def replies(self, seats: Iterable[int], timeout: float) -> Iterator[tuple[int, Reply]]:
         """As `BotGroup.replies`, but each seat waits its own timeout (the
@@ -56,8 +62,8 @@ class ServedGroup(BotGroup):
         start = time.monotonic()
         deadlines = {s: start + self.timeouts[s] for s in seats}
         waiting = sorted(deadlines)
-        if self.on_round is not None:
-            self.on_round(waiting)
+        if self.on_round is not None and waiting:
+            self.on_round(waiting, self._asked.get(waiting[0], b""))
         while waiting:
             still = []
             for seat in waiting:
@@ -108,9 +114,10 @@ class Withholder:
 class TraceTap:
     """The file-like object the referee writes the trace into."""
 
-    def __init__(self, journal: Path | None, publish: Callable[[list[bytes], list[int]], None]) -> None:
-        """`publish(lines, asked)`: lines spectators may now see, and the seats
-        the referee now waits for (none once the game is over)."""
+    def __init__(self, journal: Path | None, publish: Callable[[list[bytes], list[int], bytes], None]) -> None:
+        """`publish(lines, asked, question)`: lines spectators may now see, the
+        seats the referee now waits for (none once the game is over), and the
+        state sent to the first of them (it holds no hidden choice)."""
         self.publish = publish
         self.withholder = Withholder()
         self._fd: int | None = None
@@ -133,11 +140,11 @@ class TraceTap:
     def flush(self) -> None:
         pass
 
-    def round_started(self, asked: list[int]) -> None:
-        self.publish(self.withholder.round_started(), asked)
+    def round_started(self, asked: list[int], question: bytes) -> None:
+        self.publish(self.withholder.round_started(), asked, question)
 
     def finish(self) -> None:
-        self.publish(self.withholder.end(), [])
+        self.publish(self.withholder.end(), [], b"")
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None

@@ -57,6 +57,7 @@ class RemoteBot:
     ticket: str | None = None
     reserved_until: float = 0.0
     deliver_to: Callable[[bytes], None] | None = None
+    on_lost: Callable[[str], None] | None = None  # told when the connection goes
     game: Any = None  # what it plays now: a game id, or "relay"
     games: int = 0
 
@@ -146,7 +147,7 @@ class RemotePool:
 
     def release(self, bot: RemoteBot) -> None:
         """A game is over for this connection: idle again (if still here)."""
-        bot.state, bot.game, bot.deliver_to, bot.ticket = "idle", None, None, None
+        bot.state, bot.game, bot.deliver_to, bot.ticket, bot.on_lost = "idle", None, None, None, None
         bot.games += 1
         self._wake(bot.name)
         self._on_change()

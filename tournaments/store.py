@@ -232,18 +232,31 @@ class Store:
         )
         return cur.rowcount == 1
 
-    def games(self, tournament_id: int | None = None, *, with_blobs: bool = False) -> list[GameRecord]:
-        """Stored games in the order they finished, of one tournament or all."""
+    def games(
+        self, tournament_id: int | None = None, *, with_blobs: bool = False, key: str | None = None,
+        last: int | None = None,
+    ) -> list[GameRecord]:
+        """Stored games in the order they finished, of one tournament or all;
+        only the one with `key`, or only the `last` N, if asked."""
         blobs = "trace, stderr" if with_blobs else "x'', x''"
         sql = (
             f"SELECT key, seats, winner, fault_seat, fault_reason, days, moves, duration,"
             f" options, {blobs}, finished FROM games"
         )
-        args: tuple[Any, ...] = ()
+        where, args = [], []
         if tournament_id is not None:
-            sql += " WHERE tournament_id=?"
-            args = (tournament_id,)
-        rows = self._conn.execute(sql + " ORDER BY id", args)
+            where.append("tournament_id=?")
+            args.append(tournament_id)
+        if key is not None:
+            where.append("key=?")
+            args.append(key)
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        if last is not None:
+            sql = f"SELECT * FROM ({sql} ORDER BY id DESC LIMIT {int(last)}) ORDER BY finished"
+            rows = self._conn.execute(sql, args)
+        else:
+            rows = self._conn.execute(sql + " ORDER BY id", args)
         return [
             GameRecord(
                 key=r[0],
