@@ -74,7 +74,7 @@ def create_app(hub: Hub, on_ready: Callable[[], Any] | None = None, tcp: tuple[s
             from server.tcp import serve_tcp
 
             listener = await serve_tcp(hub, *tcp)
-            app.state.tcp_port = listener.sockets[0].getsockname()[1]
+            app.state.tcp_port = hub.tcp_port = listener.sockets[0].getsockname()[1]
         app.state.hub = hub
         if on_ready is not None:
             on_ready()

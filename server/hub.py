@@ -155,6 +155,7 @@ class Hub:
         self._poll_task: asyncio.Task[None] | None = None
         self.journals = journal_dir(db_path)
         self.stopping = False
+        self.tcp_port: int | None = None
 
     # -- life -------------------------------------------------------------
 
@@ -378,7 +379,10 @@ class Hub:
     # -- watching ----------------------------------------------------------
 
     def watch(self, game: LiveGame, box: Outbox) -> None:
+        from viewer.model import card_table
+
         game.watchers.add(box)
+        box.put(_dumps({"type": "hello", "cards": card_table()}))
         box.put(_dumps({"type": "status", "game": game.summary()}))
         if game.view is not None:
             box.put(_dumps({"type": "view", "full": game.view}))
@@ -433,6 +437,7 @@ class Hub:
             "games": [g.summary() for g in self.games.values() if not g.over],
             "finished": list(reversed(self._finished)),
             "ladder": self._standings,
+            "tcp_port": self.tcp_port,
         }
 
     async def _refresh_finished(self) -> None:
