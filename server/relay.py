@@ -117,27 +117,28 @@ def main(argv: Sequence[str] | None = None) -> None:
         sys.stderr.write(f"cannot reach {ws_url}: {e}\n")
         sys.exit(EXIT_GONE)
     out = sys.stdout.buffer
-    try:
-        ws.send(orjson.dumps({"ticket": args.ticket}).decode())
-        welcome = orjson.loads(ws.recv(timeout=10))
-        if "error" in welcome:
-            sys.stderr.write(f"the server refused: {welcome['error']}\n")
+    with ws:
+        try:
+            ws.send(orjson.dumps({"ticket": args.ticket}).decode())
+            welcome = orjson.loads(ws.recv(timeout=10))
+            if "error" in welcome:
+                sys.stderr.write(f"the server refused: {welcome['error']}\n")
+                sys.exit(EXIT_GONE)
+            sys.stderr.write(f"playing remote bot {args.name} through {url}\n")
+            threading.Thread(target=_states_to_bot, args=(ws,), daemon=True).start()
+            while True:
+                message = ws.recv()
+                data = message.encode() if isinstance(message, str) else message
+                out.write(data.replace(b"\n", b" ") + b"\n")
+                out.flush()
+        except ConnectionClosed as e:
+            reason = e.rcvd.reason if e.rcvd is not None else ""
+            if e.rcvd is not None and e.rcvd.code == 1000:
+                return  # we closed it: the referee is done with us
+            sys.stderr.write(f"{reason or 'lost the connection to the server'}\n")
             sys.exit(EXIT_GONE)
-        sys.stderr.write(f"playing remote bot {args.name} through {url}\n")
-        threading.Thread(target=_states_to_bot, args=(ws,), daemon=True).start()
-        while True:
-            message = ws.recv()
-            data = message.encode() if isinstance(message, str) else message
-            out.write(data.replace(b"\n", b" ") + b"\n")
-            out.flush()
-    except ConnectionClosed as e:
-        reason = e.rcvd.reason if e.rcvd is not None else ""
-        if e.rcvd is not None and e.rcvd.code == 1000:
-            return  # we closed it: the referee is done with us
-        sys.stderr.write(f"{reason or 'lost the connection to the server'}\n")
-        sys.exit(EXIT_GONE)
-    except (BrokenPipeError, KeyboardInterrupt):
-        return
+        except (BrokenPipeError, KeyboardInterrupt):
+            return
 
 
 def _states_to_bot(ws: object) -> None:
