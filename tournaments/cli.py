@@ -28,6 +28,7 @@ from tournaments.result import TournamentResult
 from tournaments.standings import render_text
 from tournaments.store import Store
 from tournaments.workers import PlayOptions
+from viewer.cli import VIEW_EPILOG, export_options
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -221,15 +222,47 @@ def sprt_cmd(a: str, b: str, **kw: Any) -> None:
               show_default=True)
 @click.option("--tournament", "tournament_id", type=int, default=None,
               help="Only this tournament of the database (default: every game).")
-def report_cmd(db: Path, output: Path, tournament_id: int | None) -> None:
-    """Write one self-contained HTML page of the results in DB."""
+@click.option("--replays/--no-replays", default=True, show_default=True,
+              help="Write every game's replay page into OUTPUT_replays/ beside the report, linked from its game list.")
+def report_cmd(db: Path, output: Path, tournament_id: int | None, replays: bool) -> None:
+    """Write one self-contained HTML page of the results in DB, and a replay
+    page per game beside it."""
     from tournaments.html_report import report
+
+    folder = f"{output.stem}_replays"
+    with _user_errors(db):
+        with Store.open(db) as store:
+            page = report(store, tournament_id, replay_dir=output.parent / folder if replays else None,
+                          link_prefix=folder + "/")
+        output.write_text(page, encoding="utf-8")
+        click.echo(f"wrote {output}" + (f" and its games' replays in {output.parent / folder}" if replays else ""))
+
+
+@tournament_main.command("replay", epilog=VIEW_EPILOG)
+@click.argument("db", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("game_id", type=click.IntRange(min=1), metavar="GAME_ID")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="The page to write [default: game-GAME_ID.html].")
+@click.option("--open", "open_", is_flag=True, help="Open the page in your browser.")
+@export_options
+def replay_cmd(db: Path, game_id: int, output: Path | None, open_: bool, **export: Any) -> None:
+    """Write the replay page of one stored game (GAME_ID as in the report's
+    game list) and print its path. A forfeit shows the referee's reason
+    and the faulting bot's kept standard error."""
+    from tournaments.report_games import game_replay
+    from viewer.cli import emit_replay
+    from viewer.model import TraceError
 
     with _user_errors(db):
         with Store.open(db) as store:
-            page = report(store, tournament_id)
-        output.write_text(page, encoding="utf-8")
-        click.echo(f"wrote {output}")
+            rec = store.game(game_id)
+        if not rec.trace:
+            raise TournamentError(f"game {game_id} has no stored trace")
+        try:
+            replay = game_replay(rec)
+        except TraceError as e:
+            raise TournamentError(f"game {game_id}'s trace cannot be read: {e}") from None
+        emit_replay(replay, output or Path(f"game-{game_id}.html"), open_, **export)
 
 
 # ---------------------------------------------------------------- ladder

@@ -1,8 +1,10 @@
 """`tournament report`: one self-contained HTML page from a results database.
 
-Inline CSS and inline SVG only (no scripts, fonts or images from the
-network), so the file can be mailed, archived or opened offline. It
-renders the same Standings object as the terminal table.
+Inline CSS, inline SVG and one small inline script (the game list's
+filters); nothing from the network, so the file can be mailed, archived
+or opened offline. It renders the same Standings object as the terminal
+table; the game sections (lengths, outcomes, buy profiles, the game list
+linked to replays) come from tournaments.report_games.
 """
 
 from __future__ import annotations
@@ -10,9 +12,11 @@ from __future__ import annotations
 import html
 import time
 from collections.abc import Sequence
+from pathlib import Path
 
 import orjson
 
+from tournaments.report_games import REPORT_CSS, ladder_games, read_games, sections
 from tournaments.standings import Standings, compute, elo_text
 from tournaments.store import Store, TournamentRow
 
@@ -140,7 +144,7 @@ def forfeit_table(st: Standings) -> str:
     )
 
 
-def render(st: Standings, title: str, subtitle: Sequence[str] = ()) -> str:
+def render(st: Standings, title: str, subtitle: Sequence[str] = (), extra: str = "") -> str:
     sizes = ", ".join(f"{p}-player" for p in st.players) or "no games"
     model = (
         "Elo from a Bradley-Terry fit of all games"
@@ -150,19 +154,22 @@ def render(st: Standings, title: str, subtitle: Sequence[str] = ()) -> str:
     sub = "".join(f"<p class=small>{_esc(s)}</p>" for s in subtitle)
     return (
         "<!DOCTYPE html><html lang=en><head><meta charset=utf-8>"
-        f"<title>{_esc(title)}</title><style>{_CSS}</style></head><body>"
+        f"<title>{_esc(title)}</title><style>{_CSS}{REPORT_CSS}</style></head><body>"
         f"<h1>{_esc(title)}</h1>{sub}"
-        f"<p>{st.games} games ({_esc(sizes)}).</p>"
+        f"<p>{st.games} games ({_esc(sizes)}).{' <a href=#games>The games, each with its replay.</a>' if extra else ''}</p>"
         f"<h2>Standings</h2>{standings_table(st)}"
         f"<h2>Ratings</h2><p class=small>{_esc(model)}, 95% bootstrap intervals.</p>{rating_chart(st)}"
         f"<h2>Crosstable</h2>{crosstable_table(st)}"
         f"<h2>Forfeits</h2>{forfeit_table(st)}"
-        "</body></html>\n"
+        f"{extra}</body></html>\n"
     )
 
 
-def report(store: Store, tournament_id: int | None = None, *, bootstrap: int = 200) -> str:
-    """The HTML page for one tournament of the database, or for all its games."""
+def report(store: Store, tournament_id: int | None = None, *, bootstrap: int = 200,
+           replay_dir: Path | None = None, link_prefix: str = "") -> str:
+    """The HTML page for one tournament of the database, or for all its games;
+    with `replay_dir`, every game's replay page is written there and linked
+    as `link_prefix` + its name (see tournaments.report_games)."""
     rows: list[TournamentRow] = store.tournaments()
     if tournament_id is not None and tournament_id not in {t.id for t in rows}:
         raise ValueError(f"{store.path} has no tournament {tournament_id}")
@@ -176,6 +183,7 @@ def report(store: Store, tournament_id: int | None = None, *, bootstrap: int = 2
         for t in chosen
     ]
     title = "Economancy results" if tournament_id is None else f"Economancy {chosen[0].kind}"
-    return render(st, title, subtitle)
+    facts = read_games(store, tournament_id, replay_dir, link_prefix)
+    return render(st, title, subtitle, sections(facts, str(store.path), ladder_games(store, facts)))
 
 

@@ -94,6 +94,7 @@ class GameRecord:
     trace: bytes = b""
     stderr: bytes = b""
     finished: float = field(default_factory=time.time)
+    id: int | None = None  # games.id once stored (the replay's address)
 
     @property
     def result(self) -> Result:
@@ -241,7 +242,7 @@ class Store:
         blobs = "trace, stderr" if with_blobs else "x'', x''"
         sql = (
             f"SELECT key, seats, winner, fault_seat, fault_reason, days, moves, duration,"
-            f" options, {blobs}, finished FROM games"
+            f" options, {blobs}, finished, id FROM games"
         )
         where, args = [], []
         if tournament_id is not None:
@@ -253,10 +254,21 @@ class Store:
         if where:
             sql += " WHERE " + " AND ".join(where)
         if last is not None:
-            sql = f"SELECT * FROM ({sql} ORDER BY id DESC LIMIT {int(last)}) ORDER BY finished"
-            rows = self._conn.execute(sql, args)
-        else:
-            rows = self._conn.execute(sql + " ORDER BY id", args)
+            sql = f"SELECT * FROM ({sql} ORDER BY id DESC LIMIT {int(last)}) ORDER BY id"
+            return self._records(self._conn.execute(sql, args))
+        return self._records(self._conn.execute(sql + " ORDER BY id", args))
+
+    def game(self, game_id: int) -> GameRecord:
+        """One stored game with its trace and standard error, by games.id."""
+        rows = self._records(self._conn.execute(
+            "SELECT key, seats, winner, fault_seat, fault_reason, days, moves, duration,"
+            " options, trace, stderr, finished, id FROM games WHERE id=?", (game_id,)))
+        if not rows:
+            raise TournamentError(f"{self.path} has no game {game_id}")
+        return rows[0]
+
+    @staticmethod
+    def _records(rows: Iterator[Any]) -> list[GameRecord]:
         return [
             GameRecord(
                 key=r[0],
@@ -271,6 +283,7 @@ class Store:
                 trace=bytes(r[9]),
                 stderr=bytes(r[10]),
                 finished=r[11],
+                id=r[12],
             )
             for r in rows
         ]

@@ -110,7 +110,7 @@
     root.appendChild(svg("line", {x1: L, y1: H - B, x2: W - R, y2: H - B, "class": "axis"}));
     root.appendChild(svg("line", {x1: L, y1: Tp, x2: L, y2: H - B, "class": "axis"}));
     var top = log ? Math.pow(10, maxY) - 1 : maxY;
-    root.appendChild(svg("text", {x: L - 4, y: Tp + 4, "text-anchor": "end", "class": "tick"}, top >= 1e6 ? top.toExponential(1) : Math.round(top)));
+    root.appendChild(svg("text", {x: L - 4, y: Tp + 4, "text-anchor": "end", "class": "tick"}, top >= 1e6 ? top.toExponential(0).replace("e+", "e") : Math.round(top)));
     root.appendChild(svg("text", {x: L - 4, y: H - B, "text-anchor": "end", "class": "tick"}, "0"));
     root.appendChild(svg("text", {x: L, y: H - 6, "class": "tick"}, "day " + minX));
     root.appendChild(svg("text", {x: W - R, y: H - 6, "text-anchor": "end", "class": "tick"}, "day " + maxX));
@@ -120,6 +120,9 @@
       var line = svg("polyline", {points: pts, fill: "none", stroke: SEAT[p % 4], "stroke-width": 2});
       line.appendChild(svg("title", {}, T.visible(names[p])));
       root.appendChild(line);
+      if (s.length < 30) s.forEach(function (v, k) {
+        root.appendChild(svg("circle", {cx: x(days[k]).toFixed(1), cy: y(v).toFixed(1), r: 2.5, fill: SEAT[p % 4]}));
+      });
     });
     root.addEventListener("click", function (e) {
       var box = root.getBoundingClientRect();

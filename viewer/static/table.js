@@ -126,8 +126,20 @@
     return b;
   }
 
-  /* One card: name, attack, defense, uses, and (in the shop) cost and count. */
+  /* One card: name, attack, defense, uses, and (in the shop) cost. Built
+     once per look and cloned after (a replay draws the same cards again and again). */
+  var cardCache = typeof WeakMap !== "undefined" ? new WeakMap() : null;
+
   function cardNode(view, id, opts) {
+    if (!cardCache) return buildCard(view, id, opts);
+    var byTable = cardCache.get(view.cards);
+    if (!byTable) { byTable = {}; cardCache.set(view.cards, byTable); }
+    var key = [id, opts.index, opts.uses, opts.attacking, opts.attackPhase, opts.cost].join("|");
+    if (!byTable[key]) byTable[key] = buildCard(view, id, opts);
+    return byTable[key].cloneNode(true);
+  }
+
+  function buildCard(view, id, opts) {
     var card = cardOf(view, id);
     var node = el("div", "ect-card ect-fam-" + family(card));
     attr(node, "data-card", card.name);
@@ -165,6 +177,15 @@
       case "fault": return "Forfeit";
       default: return String(phase.name);
     }
+  }
+
+  /* The phase as the step shows it: an event names itself, the state its phase otherwise. */
+  function stepLabel(view) {
+    var step = view.step;
+    if (step && step.k === "fight") return "Attack resolved";
+    if (step && step.k === "reveal") return step.ev.type === "invest" ? "Investments revealed" : "Buys revealed";
+    if (step && (step.k === "aborted" || step.k === "cut")) return step.k === "aborted" ? "Cut off" : "Unfinished";
+    return phaseLabel(view.state.phase);
   }
 
   function fmt(n) {  // numbers may be strings (beyond 2^53): show as they are, grouped
@@ -455,7 +476,7 @@
     attr(cycle, "title", "Income depends on the day of the cycle: 1, 2, 3, 1, 2, 3, ...");
     var top = el("div", "ect-top", [
       el("span", "ect-day", ["Day ", el("b", "ect-day-n", String(st.D))]), cycle,
-      el("span", "ect-phase ect-phase-" + st.phase.name, phaseLabel(st.phase)),
+      el("span", "ect-phase ect-phase-" + st.phase.name, stepLabel(view)),
       el("span", "ect-status", describe(view)),
     ]);
     root.appendChild(top);
