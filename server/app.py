@@ -108,6 +108,7 @@ def create_app(hub: Hub, on_ready: Callable[[], Any] | None = None, tcp: tuple[s
         Route("/game/{id}", http(lambda h, r: _page(game_page()))),
         Route("/replay/{id}", http(_replay)),
         Route("/static/{name}", http(lambda h, r: static_file(r.path_params["name"]))),
+        Route("/favicon.ico", http(lambda h, r: static_file("favicon.svg"))),
         Route("/api/lobby", api(_lobby)),
         Route("/api/games", api(_create), methods=["POST"]),
         Route("/api/games/{id}", api(_game_info)),

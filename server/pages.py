@@ -25,6 +25,7 @@ _STATIC = {
     "home.js": ("server", "application/javascript"),
     "game.js": ("server", "application/javascript"),
     "common.js": ("server", "application/javascript"),
+    "favicon.svg": ("server", "image/svg+xml"),
 }
 
 
