@@ -255,7 +255,13 @@ async def _create(hub: Hub, request: Request) -> dict[str, Any]:
 def _seat_remote(hub: Hub, game: LiveGame, seat: Seat) -> None:
     """Route a server game's seat to a connected bot."""
     bot: RemoteBot = seat.remote
-    link = hub.connect_seat(game, seat, lambda line: bot.send(line.decode()), lambda: None)
+
+    def done() -> None:  # the referee let go of the seat: the bot may play again
+        if seat.remote is bot:
+            seat.remote = None
+            hub.remotes.release(bot)
+
+    link = hub.connect_seat(game, seat, lambda line: bot.send(line.decode()), done)
     link.seat.note(f"remote bot {bot.name} connected from {bot.peer}")
     bot.deliver_to = link.answer
     bot.on_lost = lambda reason: hub.seat_lost(game, seat, reason)

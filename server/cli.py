@@ -54,6 +54,10 @@ def serve(host: str, port: int, tcp_port: int, no_tcp: bool, db: Path | None, ti
     from tournaments.errors import TournamentError
     from tournaments.ladder import default_db
 
+    # Every move crosses between a game thread (the referee) and the event
+    # loop (the connection) twice; with Python's default 5 ms switch interval
+    # a busy loop makes each crossing wait up to that long for the GIL.
+    sys.setswitchinterval(0.0005)
     db_path = db if db is not None else default_db()
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(message)s")
     hub = Hub(db_path, Settings(timeout=timeout, tcp_timeout=tcp_timeout))
