@@ -100,7 +100,7 @@ async def server_run(url: str, pairs: int, seconds: float, max_days: int) -> tup
 
     async def bot(name: str, finals: asyncio.Queue[None]) -> None:
         rng = random.Random(name)
-        async with websockets.connect(ws_url, max_size=1 << 20, ping_interval=None) as ws:
+        async with websockets.connect(ws_url, max_size=1 << 20, ping_interval=None, compression=None) as ws:
             await ws.send(json.dumps({"name": name, "token": "bench-token-for-" + name}))
             json.loads(await ws.recv())
             await finals.put(None)  # connected

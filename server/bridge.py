@@ -57,14 +57,15 @@ def ws_endpoint(url: str, path: str = "/ws/bot") -> str:
 
 
 def default_name(spec: BotSpec) -> str:
-    """A name from the BOT: the program's name, or ours plus this host's."""
+    """A name from the BOT: its script's or program's name (`./my_bot`:
+    my_bot; `python3 bots/alice.py`: alice), or ours plus this host's."""
     from bots import registry
 
-    first = spec.argv[0] if spec.argv else spec.name
-    if registry.owns(spec.argv) or len(spec.argv) >= 4 and spec.argv[1:3] == ("-P", "-m"):
+    if registry.owns(spec.argv):
         base = spec.name.split()[0]
     else:
-        base = Path(spec.name.split()[0] if "/" not in spec.name else first).stem
+        scripts = [w for w in spec.argv[1:] if "/" in w or re.search(r"\.[A-Za-z]{1,4}$", w)]
+        base = Path(scripts[0] if scripts else spec.argv[0] if spec.argv else spec.name).stem
     base = re.sub(r"[^A-Za-z0-9_.+-]", "-", base).strip("-.") or "bot"
     if registry.module(base) is not None:
         host = re.sub(r"[^A-Za-z0-9-]", "-", socket.gethostname().split(".")[0]) or "here"

@@ -53,18 +53,23 @@ def serve(host: str, port: int, tcp_port: int, no_tcp: bool, db: Path | None, ti
     from server.hub import Hub, Settings
     from tournaments.errors import TournamentError
     from tournaments.ladder import default_db
+    from tournaments.store import Store
 
     # Every move crosses between a game thread (the referee) and the event
     # loop (the connection) twice; with Python's default 5 ms switch interval
     # a busy loop makes each crossing wait up to that long for the GIL.
     sys.setswitchinterval(0.0005)
     db_path = db if db is not None else default_db()
+    try:  # a foreign or corrupt file is refused here, with the store's own words
+        Store.open(db_path).close()
+    except TournamentError as e:
+        raise click.ClickException(str(e)) from None
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(message)s")
     hub = Hub(db_path, Settings(timeout=timeout, tcp_timeout=tcp_timeout))
     config = uvicorn.Config(
         None,  # type: ignore[arg-type]  # the app is set below, once it knows the server
         host=host, port=port, log_level="warning", ws_max_size=MESSAGE_LIMIT, lifespan="on",
-        ws_ping_interval=20.0, ws_ping_timeout=20.0, timeout_graceful_shutdown=5, limit_concurrency=2000,
+        ws_ping_interval=20.0, ws_ping_timeout=20.0, ws_per_message_deflate=False, timeout_graceful_shutdown=5, limit_concurrency=2000,
     )
     server = uvicorn.Server(config)
 

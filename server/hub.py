@@ -201,7 +201,7 @@ class Hub:
     def can_create(self) -> None:
         if self.stopping:
             raise SeatRefused("the server is stopping")
-        if len(self.games) >= self.settings.max_games:
+        if sum(1 for g in self.games.values() if not g.over) >= self.settings.max_games:
             raise SeatRefused(f"the server already has {self.settings.max_games} games; try again later")
 
     def add_game(self, game: LiveGame) -> None:
@@ -239,7 +239,7 @@ class Hub:
         if any(s.kind == "bot" for s in game.seats):
             self._local_games -= 1
         self._broadcast(game, {"type": "status", "game": game.summary()})
-        self.loop.call_later(60.0, self.games.pop, game.id, None)  # pages may still ask for a minute
+        self.loop.call_later(30.0, self.games.pop, game.id, None)  # pages may still ask for a while
         self.lobby_changed()
 
     # -- network seats -----------------------------------------------------
@@ -373,7 +373,10 @@ class Hub:
                 seat.remote = None
         self._finished.append(_finished_row(rec, game.created))
         del self._finished[:-_FINISHED_SHOWN]
-        self._schedule_view(game, now=True)
+        if game.watchers:
+            self._schedule_view(game, now=True)
+        else:  # nobody to tell: the store has it all (a page that comes now is sent to the replay)
+            game.released, game.view = [], None
         self._forget(game)
 
     # -- watching ----------------------------------------------------------
@@ -413,6 +416,8 @@ class Hub:
         self._broadcast(game, {"type": "status", "game": game.summary()})
         if len(game.released) != len(lines) or (game.over and question):
             self.loop.call_soon(self._schedule_view, game, True)
+        elif game.over:
+            game.released = []  # the final view is built: late watchers get it, the lines are in the store
 
     # -- the lobby ---------------------------------------------------------
 

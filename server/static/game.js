@@ -40,6 +40,8 @@
       T.render(table, viewAt(view.steps.length - 1), {perspective: mySeat});
     } else if (finalState) {
       T.render(table, T.fromWire(finalState, cards, names()), {perspective: mySeat});
+    } else if (game && game.status !== "waiting" && game.status !== "playing") {
+      A.clear(table).appendChild(el("p", {class: "empty big", text: "This game is over: its replay shows every move."}));
     } else {
       A.clear(table).appendChild(el("p", {class: "empty big", text: game && game.status === "waiting" ?
         "The game starts when every seat is taken." : "Waiting for the first move\u2026"}));
