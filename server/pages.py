@@ -82,15 +82,15 @@ _HOME = """
 <button type=submit class=secondary>Open</button>
 </form>
 </section>
-<section class="card" aria-labelledby=live-title>
+<section class="card live" aria-labelledby=live-title>
 <h2 id=live-title>Games in progress</h2>
 <ul id=live class=games><li class=empty>No game in progress.</li></ul>
 </section>
-<section class="card" aria-labelledby=finished-title>
+<section class="card finished" aria-labelledby=finished-title>
 <h2 id=finished-title>Finished games</h2>
 <ul id=finished class=games><li class=empty>No finished game yet.</li></ul>
 </section>
-<section class="card" aria-labelledby=ladder-title>
+<section class="card ladder" aria-labelledby=ladder-title>
 <h2 id=ladder-title>Ladder</h2>
 <div id=ladder><p class=empty>The ladder is empty. <code>ladder add NAME BOT</code> adds a bot, <code>ladder run -n 20</code> plays.</p></div>
 </section>
