@@ -124,7 +124,13 @@ def run_bridge(
 def _say(text: str) -> None:
     import click
 
-    click.echo(text, err=True)
+    click.echo(printable(text), err=True)
+
+
+def printable(text: str) -> str:
+    """The server's words as a terminal may show them: control and other
+    invisible characters escaped (a reason comes from the other side)."""
+    return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
 
 
 class _Bridge:
@@ -165,7 +171,7 @@ class _Bridge:
                         await ws.send(orjson.dumps({"name": self.name, "token": self.token}).decode())
                         welcome = orjson.loads(await asyncio.wait_for(ws.recv(), 10))
                         if "error" in welcome:
-                            raise BridgeError(f"the server refused {self.name!r}: {welcome['error']}")
+                            raise BridgeError(f"the server refused {self.name!r}: {printable(str(welcome['error']))}")
                         self.say(f"connected to {self.endpoint} as {self.name}" + (f" (slot {index + 1})" if index else ""))
                         pause = BACKOFF_START
                         await self._play(ws, bot)
@@ -175,7 +181,7 @@ class _Bridge:
                     raise
                 except websockets.exceptions.ConnectionClosed as e:
                     if e.rcvd is not None and e.rcvd.code == REFUSED:
-                        raise BridgeError(f"the server refused {self.name!r}: {e.rcvd.reason}") from None
+                        raise BridgeError(f"the server refused {self.name!r}: {printable(e.rcvd.reason)}") from None
                     self.say(f"connection lost ({e.rcvd.reason if e.rcvd and e.rcvd.reason else 'closed'});"
                              f" again in {pause:.0f} s")
                 except (OSError, asyncio.TimeoutError, websockets.exceptions.InvalidHandshake, ValueError) as e:

@@ -131,29 +131,15 @@ _REPLAY_CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe
 
 
 def replay_response(rec: Any) -> Response:
-    """The viewer's self-contained replay page of a stored game."""
-    from viewer.model import TraceError, build_replay
+    """The viewer's self-contained replay page of a stored game (the same
+    page `tournament replay` writes)."""
+    from tournaments.report_games import game_replay
+    from viewer.model import TraceError
     from viewer.page import replay_page
 
-    stderr = _stderr_by_seat(rec)
     try:
-        replay = build_replay(rec.trace_lines(), list(rec.seats), title=f"Economancy game {rec.key}", stderr=stderr)
+        replay = game_replay(rec)
     except TraceError as e:
         return Response(f"this game's trace cannot be shown: {e}", status_code=500)
     return HTMLResponse(replay_page(replay), headers={"Content-Security-Policy": _REPLAY_CSP,
                                                       "X-Content-Type-Options": "nosniff"})
-
-
-def _stderr_by_seat(rec: Any) -> list[str]:
-    """Each seat's kept standard error (the store keeps it headed by names)."""
-    import zlib
-
-    text = zlib.decompress(rec.stderr).decode("utf-8", "replace") if rec.stderr else ""
-    out = {name: "" for name in rec.seats}
-    current = None
-    for line in text.splitlines():
-        if line.startswith("== ") and line.endswith(" ==") and line[3:-3] in out:
-            current = line[3:-3]
-        elif current is not None:
-            out[current] += line + "\n"
-    return [out[name] for name in rec.seats]

@@ -27,6 +27,7 @@ from typing import Any, TypeVar
 import orjson
 
 from tournaments.store import GameRecord, Store, compress_lines
+from tournaments.workers import _stderr_lines  # the store's format of kept standard errors
 
 __all__ = ["SERVER_KIND", "Database", "game_record", "aborted_record", "journal_dir", "recover_journals"]
 
@@ -98,15 +99,6 @@ def aborted_record(
         },
         "aborted",
     )
-
-
-def _stderr_lines(names: Sequence[str], stderr: Sequence[bytes]) -> list[bytes]:
-    out = []
-    for name, err in zip(names, stderr):
-        if err:
-            out.append(f"== {name} ==".encode())
-            out.append(err.rstrip(b"\n"))
-    return out
 
 
 class Database:

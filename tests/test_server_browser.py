@@ -98,5 +98,5 @@ def test_a_person_plays_random_in_the_browser_and_a_spectator_watches_live(
     assert any("Investments revealed" in line for line in log) and log[-1]
     page.click("#replay-link")
     page.wait_for_selector("#scrub")
-    assert "Economancy game" in page.title()
+    assert page.title().startswith("Game ") and "random" in page.title()
     assert page.errors == [] and spectator.context.pages  # no script error on our pages

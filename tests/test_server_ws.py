@@ -157,13 +157,29 @@ def test_a_wrong_token_or_another_seat_is_refused(server: Server) -> None:
     bob.close()
 
 
+def test_a_person_who_reloads_gets_the_question_again(server: Server) -> None:
+    game = _person_game(server, ["random"])
+    ann = _play_socket(server, game)
+    first = _next(ann, "ask")
+    ann.close()  # a reload: the seat waits (its clock runs on)
+    again = _play_socket(server, game)
+    assert _next(again, "ask")["state"] == first["state"]
+    again.send("[0]")
+    assert _next(again, "ask")["state"]["phase"]["name"] == "buy"
+    again.close()
+
+
 def test_spectators_see_a_round_only_once_it_resolved(server: Server) -> None:
-    """Ann (a person) and a connected bot invest; the spectator must not
-    learn the bot's investment while Ann is still choosing."""
+    """A connected bot (seat 0) and a person (seat 1) invest; the referee
+    writes the bot's answer to the trace at once (seat order), but a
+    spectator must not learn it while the person is still choosing."""
     bot = WsBot(server, "investor", answer=lambda s: [2] if s["phase"]["name"] == "investing" else
                 [random_move(s, s["player"], random.Random(0))]).run(games=1)
-    game = _person_game(server, ["remote:investor"])
-    ann = _play_socket(server, game)
+    status, game = server.post("/api/games", {"play": False, "opponents": ["remote:investor", "person"],
+                                              "people_timeout": 60, "max_days": 30})
+    assert status == 200, game
+    joined = server.post(f"/api/games/{game['id']}/join", {"name": "Ann"})[1]
+    ann = _play_socket(server, game, joined["token"])
     _next(ann, "ask")
     watcher = connect(server.ws + f"/ws/watch/{game['id']}")
     time.sleep(2.0)  # the bot has answered by now; Ann has not
@@ -173,6 +189,7 @@ def test_spectators_see_a_round_only_once_it_resolved(server: Server) -> None:
             seen.append(json.loads(watcher.recv(timeout=1.0)))
     except TimeoutError:
         pass
+    assert any(m.get("type") == "view" for m in seen)  # the spectator does see the game
     text = json.dumps(seen)
     assert '"invest":2' not in text and "[2]" not in text
     ann.send("[0]")
