@@ -63,6 +63,7 @@ class NetworkSeat(BotProcess):
         self._too_long_start = b""
         self._stdin_broken = False
         self.awaiting = 0
+        self.answered = 0  # (the harness branch counts answers for its start-up allowance)
         self.stdout_eof = False
         self.stderr_eof = True
         self.exited = False
