@@ -174,7 +174,11 @@ class _Bridge:
                             raise BridgeError(f"the server refused {self.name!r}: {printable(str(welcome['error']))}")
                         self.say(f"connected to {self.endpoint} as {self.name}" + (f" (slot {index + 1})" if index else ""))
                         pause = BACKOFF_START
-                        await self._play(ws, bot)
+                        try:
+                            await self._play(ws, bot)
+                        finally:
+                            if bot.mid_game:  # cut off in a game: its answer to it must not reach the next
+                                await bot.stop()
                         if self._enough():
                             return
                 except BridgeError:
@@ -236,6 +240,7 @@ class _BotProcess:
         self.proc: asyncio.subprocess.Process | None = None
         self.sent = 0
         self.answered = 0
+        self.mid_game = False  # it has had a state of a game whose end it has not seen
 
     async def ensure(self) -> None:
         if self.proc is None or self.proc.returncode is not None:
@@ -247,7 +252,9 @@ class _BotProcess:
     async def send(self, line: bytes) -> None:
         await self.ensure()
         assert self.proc is not None and self.proc.stdin is not None
-        if not _is_final(line):
+        final = _is_final(line)
+        self.mid_game = not final
+        if not final:
             self.sent += 1
         try:
             self.proc.stdin.write(line + b"\n")
@@ -279,6 +286,7 @@ class _BotProcess:
 
     async def stop(self) -> None:
         proc, self.proc = self.proc, None
+        self.mid_game = False
         if proc is None or proc.returncode is not None:
             return
         with contextlib.suppress(Exception):

@@ -18,6 +18,7 @@
   var token = args.token || null;
   var cards = null, game = null, view = null, ask = null, askedAt = 0, answered = false, mySeat = null;
   var finalState = null, clock = null, conn = null, closedFor = null;
+  var LOG_STEPS = 400;  // the log shows the game's last steps (a 100-day game has a few thousand)
 
   function names() {
     return game ? game.seats.map(function (s) { return A.displayName(s.name); }) : [];
@@ -175,7 +176,7 @@
   function drawLog() {
     var log = A.clear($("log"));
     if (!view || !cards) return;
-    var first = Math.max(0, view.steps.length - 60);
+    var first = Math.max(0, view.steps.length - LOG_STEPS);
     for (var i = first; i < view.steps.length; i++) {
       var s = view.steps[i];
       if (s.k === "ask" && s.a === undefined) continue;
