@@ -485,7 +485,12 @@ def _ladder_standings(store: Any) -> dict[str, Any]:
 
     if not any(t.kind == LADDER_KIND for t in store.tournaments()):
         return {"names": [], "rows": []}
-    st = Ladder(store).show(bootstrap=50).to_json()
+    ladder = Ladder(store)
+    if not store.games(ladder.tid, last=1):  # a pool without games has no ratings yet
+        rows = [{"name": b.name, "games": 0, "wins": 0, "draws": 0, "losses": 0, "forfeits": 0, "elo": None,
+                 "elo_low": None, "elo_high": None} for b in ladder.pool()]
+        return {"names": [r["name"] for r in rows], "rows": rows, "games": 0}
+    st = ladder.show(bootstrap=50).to_json()
     return {"names": [r["name"] for r in st["standings"]], "rows": st["standings"], "games": st["games"]}
 
 

@@ -81,7 +81,8 @@ def reserve_argv(argv: Sequence[str]) -> tuple[str, ...]:
                                          headers={"Content-Type": "application/json"}, method="POST")
         try:
             with urllib.request.urlopen(request, timeout=45) as response:
-                return (*argv, "--ticket", str(orjson.loads(response.read())["ticket"]))
+                # "--ticket=T": a ticket may start with "-", which argparse would take for an option
+                return (*argv, f"--ticket={orjson.loads(response.read())['ticket']}")
         except urllib.error.HTTPError as e:
             last = _error_text(e)
             if e.code not in (404, 409, 503):
@@ -91,7 +92,7 @@ def reserve_argv(argv: Sequence[str]) -> tuple[str, ...]:
             time.sleep(min(2.0, max(left, 0)))
         if time.monotonic() >= deadline:
             break
-    return (*argv, "--absent", f"remote bot {args.name!r} not available after {args.wait:g} s: {last}")
+    return (*argv, f"--absent=remote bot {args.name!r} not available after {args.wait:g} s: {last}")
 
 
 def _error_text(e: urllib.error.HTTPError) -> str:

@@ -138,3 +138,31 @@ def test_the_live_view_ends_with_the_question_asked_and_updates_are_diffs() -> N
     update = view_update(before, after)
     assert update["steps_from"] == 0 and update["steps"] == after["steps"]
     assert view_update(None, after) == {"full": after}
+
+
+def test_a_ticket_starting_with_a_dash_reaches_the_relay(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tickets are random URL-safe text: one may start with "-", which must
+    not read as an option when the relay parses its command line."""
+    import http.server
+    import threading
+
+    from server.relay import _parser, relay_argv, reserve_argv
+
+    class Reserve(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802
+            self.rfile.read(int(self.headers["Content-Length"]))
+            body = b'{"ticket": "-dash-first"}'
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    httpd = http.server.HTTPServer(("127.0.0.1", 0), Reserve)
+    threading.Thread(target=httpd.handle_request, daemon=True).start()
+    argv = reserve_argv(relay_argv("alice", f"http://127.0.0.1:{httpd.server_address[1]}"))
+    httpd.server_close()
+    args = _parser().parse_args(list(argv[4:]))
+    assert args.ticket == "-dash-first" and args.name == "alice"
