@@ -15,8 +15,10 @@ between bots that answer uniformly at random as soon as asked:
 Move latency, the same measure for both: as a bot sees it, from writing
 its answer to reading its next state (the referee's round trip: the
 other bot answers at once too). Printed: games per second, p50/p99 of
-that latency, and the server process's peak memory (VmHWM, the bots not
-included). Stops by itself; Ctrl-C stops early and prints what it has.
+that latency, the referee's CPU time per move (the server process's; the
+stdio run's referee threads', bots not included; for the server run also
+the bots' side, which shares this process's cores), and the server
+process's peak memory (VmHWM). Stops by itself after the two runs.
 """
 
 from __future__ import annotations
@@ -81,6 +83,12 @@ def start_server(db: Path) -> tuple[subprocess.Popen[bytes], str]:
     assert proc.stdout is not None
     info = json.loads(proc.stdout.readline())
     return proc, info["url"].rstrip("/")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far (children not included)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def peak_memory_kib(pid: int) -> int:
@@ -225,14 +233,19 @@ def main() -> None:
         db = Path(tmp) / "bench.sqlite"
         proc, url = start_server(db)
         try:
+            cpu0, mine0 = cpu_seconds(proc.pid), time.process_time()
             games, lat, elapsed = asyncio.run(server_run(url, args.pairs, args.seconds, args.max_days))
-            memory = f"  server peak memory {peak_memory_kib(proc.pid) / 1024:.0f} MiB"
+            cpu, mine = cpu_seconds(proc.pid) - cpu0, time.process_time() - mine0
+            memory = (f"  server CPU {cpu / max(len(lat), 1) * 1e6:.0f} us/move (bots' side {mine / max(len(lat), 1) * 1e6:.0f})"
+                      f"  server peak memory {peak_memory_kib(proc.pid) / 1024:.0f} MiB")
         finally:
             proc.send_signal(signal.SIGTERM)
             proc.wait(60)
         report("server", games, lat, elapsed, memory)
+        mine0 = time.process_time()
         games, lat, elapsed = stdio_run(args.pairs, args.seconds, args.max_days, Path(tmp))
-        report("stdio", games, lat, elapsed, "")
+        mine = time.process_time() - mine0
+        report("stdio", games, lat, elapsed, f"  referee CPU {mine / max(len(lat), 1) * 1e6:.0f} us/move")
 
 
 if __name__ == "__main__":
