@@ -12,10 +12,7 @@ import click
 
 from driver.options import timeout_option
 
-__all__ = ["serve", "connect", "SERVER_VARIABLE"]
-
-SERVER_VARIABLE = "ECONOMANCY_SERVER"
-"""The server a `remote:NAME` bot is reached through, and `driver connect`'s default."""
+__all__ = ["serve", "connect"]
 
 
 @click.command()
