@@ -299,3 +299,30 @@ def test_pdf_export_prints_one_frame_per_day(tmp_path: Path, chromium: Any) -> N
     assert res.exit_code == 0, res.output
     data = pdf.read_bytes()
     assert data.startswith(b"%PDF") and data.count(b"/Type /Page") - data.count(b"/Type /Pages") >= 12
+
+
+def test_renderer_api_draws_a_wire_state_with_clickable_moves(page: Any) -> None:
+    """The API the game server's live pages use: fromWire, render with legal
+    moves and callbacks, describe."""
+    from viewer.model import card_table
+    from viewer.page import json_for_script, static_text
+
+    wire = json.loads((TRACES / "base_4p_random_x4_3.jsonl").read_text().splitlines()[0])
+    page.set_content(f"<style>{static_text('table.css')}</style><div id=t></div><script>{static_text('table.js')}</script>")
+    clicked = page.evaluate(f"""() => {{
+      const wire = {json_for_script(wire)}, cards = {json_for_script(card_table())}, got = [];
+      const view = EconomancyTable.fromWire(wire, cards, ["you", "b", "c", "d"]);
+      const ghost = cards.findIndex(c => c.name === "Ghost");
+      EconomancyTable.render(document.getElementById("t"), view, {{
+        perspective: 0, legal: {{cards: [[0, 0]], shop: [ghost]}},
+        onShop: id => got.push(["shop", id]), onCard: (s, i) => got.push(["card", s, i])}});
+      document.querySelector(".ect-pile.ect-clickable").click();
+      document.querySelector(".ect-player[data-seat='0'] .ect-card.ect-clickable").click();
+      return {{got, ghost, clickable: document.querySelectorAll(".ect-clickable").length,
+               text: EconomancyTable.describe(view), you: !!document.querySelector(".ect-you")}};
+    }}""")
+    assert clicked["got"] == [["shop", clicked["ghost"]], ["card", 0, 0]]
+    assert clicked["clickable"] == 2 and clicked["you"]
+    assert clicked["text"] == "Waiting for you: how much to invest (hidden from the others)"
+    assert page.locator(".ect-player[data-seat='0'] .ect-coins-n").inner_text() == str(wire["players"][0]["coins"])
+    assert page.errors == []

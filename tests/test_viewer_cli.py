@@ -129,3 +129,13 @@ def test_ratings_over_time_follow_the_games() -> None:
     facts = [_facts(("a", "b"), 0, None, "points", [[], []]) for _ in range(10)]
     svg = ratings_over_time(facts, points=5)
     assert svg.count("<polyline") == 2 and "games played" in svg
+
+
+def test_game_list_escapes_bot_text_and_shows_control_characters() -> None:
+    from tournaments.report_games import game_list
+
+    f = _facts(("<b>a</b>\x1b[31m", "b"), None, 0, "fault", [[], []])
+    f.fault_reason = "bad\x07 <i>move</i>"
+    html = game_list([f], "db.sqlite")
+    assert "\x1b" not in html and "\x07" not in html and "<b>a" not in html and "<i>" not in html
+    assert "&lt;b&gt;a&lt;/b&gt;\\x1b[31m" in html and "bad\\x07 &lt;i&gt;move&lt;/i&gt;" in html

@@ -180,6 +180,8 @@ def test_draw_at_the_day_limit() -> None:
     ev = game.steps[-1]["ev"]
     assert ev["winner"] is None and ev["how"] == "draw" and ev["points"] == [3, 3]
     assert game.steps[-1]["D"] == 1 and game.result == {"kind": "draw", "winner": None}
+    # Charts: each day's start, then the end (drawn after the last day).
+    assert game.chart == {"days": [1, 2], "coins": [[4.0, 4.0], [4.0, 4.0]], "points": [[3, 3], [3, 3]]}
 
 
 def test_winner_by_points_and_by_elimination() -> None:

@@ -33,7 +33,7 @@ from tournaments.outcomes import Result, seat_outcome
 from tournaments.report_charts import bar_chart, line_chart, stacked_bars
 from tournaments.stats.plackett_luce import ratings
 from tournaments.store import GameRecord, Store
-from viewer.model import Replay, TraceError, build_replay
+from viewer.model import Replay, TraceError, build_replay, visible
 
 __all__ = ["GameFacts", "game_replay", "seat_stderr", "read_games", "sections", "ladder_games", "WIN_KINDS", "REPORT_CSS"]
 
@@ -41,7 +41,8 @@ WIN_KINDS = ("won on points", "won by elimination", "won by forfeit", "draw", "l
 
 
 def _esc(x: object) -> str:
-    return html.escape(str(x), quote=True)
+    """Escaped for HTML, with control characters made visible (bot names and reasons)."""
+    return html.escape(visible(str(x)), quote=True)
 
 
 def seat_stderr(blob: bytes, seats: Sequence[str]) -> list[str]:
@@ -193,7 +194,8 @@ def game_list(facts: Sequence[GameFacts], db: str) -> str:
             link = f"<code class=small>tournament replay {_esc(db)} {f.id}</code>"
         reason = f"<br><span class=small>{_esc(f.fault_reason)}</span>" if f.fault_reason else ""
         rows.append(
-            f"<tr data-bots='{_esc(orjson.dumps(list(f.seats)).decode())}' data-result='{_result_key(f)}'"
+            f"<tr data-bots='{html.escape(orjson.dumps([visible(x) for x in f.seats]).decode(), quote=True)}'"
+            f" data-result='{_result_key(f)}'"
             f" data-days='{f.days}' data-game='{f.id}'><td>{f.id}</td><td class=name>{_esc(seats)}</td>"
             f"<td class=name>{_esc(_result_text(f))}{reason}</td><td>{f.days}</td><td>{f.moves}</td><td>{link}</td></tr>"
         )
@@ -285,7 +287,7 @@ def buy_profile(facts: Sequence[GameFacts]) -> str:
             rows.append(f"<tr><td class=name>{_esc(card)}</td>{cells}<td>{sum(counts[card].values()) / len(games):.2f}"
                         f"</td><td>{rate:.0%} <span class=small>({len(scores)})</span></td></tr>")
         parts.append(
-            f"<details><summary>{_esc(bot)}: {len(games)} games</summary><table class=buys><tr><th class=name>card"
+            f"<details><summary>{_esc(bot)}: {len(games)} games</summary><table class=buys><tr><th class=name>card \\ day"
             f"</th>{heads}<th>per game</th><th>score when bought</th></tr>{''.join(rows)}</table></details>"
         )
     return ("<p class=small>Copies bought per game, by day of the game (columns); the last column is the bot's"

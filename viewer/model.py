@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -45,6 +44,7 @@ __all__ = [
     "build_replay",
     "parse_lines",
     "card_table",
+    "visible",
     "MAX_TEXT",
 ]
 
@@ -113,42 +113,67 @@ def _text(value: str, limit: int = MAX_TEXT) -> str:
 class _Line:
     number: int  # 1-based line number in the input
     value: Any
+    raw: bytes = b""
+
+    def exact(self) -> "_Line":
+        """Read again with exact integers: orjson reads an integer past 64 bits
+        as a float, which only a purse compounded by Magic Bean Stock (or a
+        bot's answer) holds; the standard library keeps it exact."""
+        self.value = json.loads(self.raw)
+        return self
 
 
 def parse_lines(data: bytes | str | Iterable[bytes | str]) -> list[_Line]:
     """Decode a trace (bytes, text, or an iterable of lines) into JSON values;
     blank lines are skipped, a line that is not JSON is a TraceError."""
     if isinstance(data, (bytes, str)):
-        raw: Iterable[bytes | str] = data.splitlines()
+        lines: Iterable[bytes | str] = data.splitlines()
     else:
-        raw = data
+        lines = data
     out = []
-    for number, line in enumerate(raw, 1):
+    for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
-            out.append(_Line(number, _loads(line)))
+            text = line.encode() if isinstance(line, str) else line
+            try:
+                value = orjson.loads(text)
+            except orjson.JSONDecodeError:
+                value = json.loads(text)  # what orjson refuses but JSON allows (huge integers)
+            out.append(_Line(number, value, text))
         except (orjson.JSONDecodeError, ValueError) as e:
             snippet = _visible(line if isinstance(line, str) else line.decode("utf-8", "replace"))
             raise TraceError(f"line {number}: not JSON ({getattr(e, 'msg', e)}): {_text(snippet, 80)}") from None
     return out
 
 
-_LONG_NUMBER = re.compile(rb"[0-9]{19}")
+def _has_float(v: Any) -> bool:
+    if type(v) is float:
+        return True
+    if type(v) is list:
+        return any(_has_float(x) for x in v)
+    if type(v) is dict:
+        return any(_has_float(x) for x in v.values())
+    return False
 
 
-def _loads(line: bytes | str) -> Any:
-    """orjson, except for lines with integers past 64 bits, which it would
-    read as floats: the standard library reads those exactly."""
-    raw = line.encode() if isinstance(line, str) else line
-    if _LONG_NUMBER.search(raw):
-        return json.loads(raw)
-    return orjson.loads(raw)
+def _answer_text(value: Any) -> str:
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:  # an integer past 64 bits
+        return _dumps(value)
 
 
 def _dumps(value: Any) -> str:
     """Compact JSON with exact integers of any size (orjson stops at 64 bits)."""
     return json.dumps(value, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+
+
+def visible(text: str) -> str:
+    """Control and other unprintable characters as \\xNN or \\uNNNN, so bot
+    text cannot move a cursor, hide itself or reorder a line (the page's
+    renderer does the same in JavaScript)."""
+    return _visible(text)
 
 
 def _visible(text: str) -> str:
@@ -205,14 +230,37 @@ class _State:
         return sum(cards.table[c]["points"] for c, _ in self.players[p][2])
 
     def key(self) -> tuple[Any, ...]:
-        return (self.day, _dumps(self.phase),
+        """Everything drawn, hashable: equal keys are the same picture (computed once)."""
+        k = self.__dict__.get("_key")
+        if k is None:
+            phase: Any = tuple(sorted(self.phase.items()))
+            try:
+                hash(phase)
+            except TypeError:  # a list or object inside the phase (a foreign trace)
+                phase = _dumps(self.phase)
+            k = self.__dict__["_key"] = (
+                self.day, phase,
                 tuple((c, b, tuple(cs)) for c, b, cs in self.players), tuple(sorted(self.shop.items())))
+        return k
 
 
 def _int(v: Any, what: str, number: int) -> int:
+    if type(v) is float:
+        raise _Inexact
     if type(v) is not int:
         raise TraceError(f"line {number}: {what} is not an integer: {_text(repr(v), 60)}")
     return v
+
+
+class _Inexact(Exception):
+    """A number read as a float: the line must be read again exactly."""
+
+
+def _state_of(line: _Line, cards: _Cards) -> _State:
+    try:
+        return _decode_state(line.value, line.number, cards)
+    except _Inexact:
+        return _decode_state(line.exact().value, line.number, cards)
 
 
 def _decode_state(v: dict[str, Any], number: int, cards: _Cards) -> _State:
@@ -224,8 +272,12 @@ def _decode_state(v: dict[str, Any], number: int, cards: _Cards) -> _State:
         players = []
         if not isinstance(v["players"], list) or not 1 <= len(v["players"]) <= 8:
             raise TraceError(f"line {number}: players is not a list of 1 to 8 players")
+        index = cards.index
         for p in v["players"]:
-            hand = [(cards.of(c["name"], number), _int(c["uses"], "uses", number)) for c in p["cards"]]
+            hand = [(index.get(c["name"]) if type(c["name"]) is str and c["name"] in index
+                     else cards.of(c["name"], number), c["uses"]) for c in p["cards"]]
+            if any(type(u) is not int for _, u in hand):
+                raise TraceError(f"line {number}: a card's uses is not an integer")
             players.append((_int(p["coins"], "coins", number), _int(p["buys"], "buys", number), hand))
         if not isinstance(v["shop"], dict):
             raise TraceError(f"line {number}: shop is not an object")
@@ -348,7 +400,7 @@ class _Builder:
         seat = s.player
         assert seat is not None
         name = s.phase.get("name")
-        text = _text(_dumps(answer.value)) if answer is not None else None
+        text = _text(_answer_text(answer.value)) if answer is not None else None
         move = answer.value[0] if answer is not None and isinstance(answer.value, list) and len(answer.value) == 1 \
             else None
         extra: dict[str, Any] = {"p": seat, "a": text}
@@ -540,7 +592,7 @@ class _Builder:
 
     def _chart_final(self, s: _State) -> None:
         assert self.game is not None
-        self.chart_days.append(max(self.abs_day, 1))
+        self.chart_days.append(max(self.abs_day, 1) + 1)  # the end, after the last day begun
         for p in range(len(s.players)):
             self.chart_coins[p].append(_float(s.players[p][0]))
             self.chart_points[p].append(s.points(self.cards, p))
@@ -567,6 +619,7 @@ def build_replay(
     games: list[GameView] = []
     current_names = list(names)
     builder: _Builder | None = None
+    decoded: dict[int, _State] = {}  # the state after a decision, read ahead once
     i = 0
     while i < len(lines):
         line = lines[i]
@@ -584,7 +637,7 @@ def build_replay(
             continue
         if not _is_state(v):
             raise TraceError(f"line {line.number}: expected a game state, got {_text(_dumps(v), 80)}")
-        s = _decode_state(v, line.number, cards)
+        s = decoded.pop(i, None) or _state_of(line, cards)
         if builder is None:
             builder = _Builder(cards, current_names)
         if s.player is None:
@@ -598,7 +651,7 @@ def build_replay(
         answer, i = _answer_after(lines, i, s, cards)
         following = None
         if i < len(lines) and _is_state(lines[i].value):
-            following = _decode_state(lines[i].value, lines[i].number, cards)
+            following = decoded[i] = _state_of(lines[i], cards)
         builder.ask(s, answer, following)
     if builder is not None and builder.game is not None and builder.game.steps:
         builder.stop(None, lines[-1].number if lines else 0)
@@ -620,7 +673,7 @@ def _answer_after(lines: list[_Line], i: int, s: _State, cards: _Cards) -> tuple
     if _is_meta(v):
         return None, j
     if not _is_state(v):
-        return lines[j], j + 1
+        return (lines[j].exact() if _has_float(v) else lines[j]), j + 1
     after = lines[j + 1].value if j + 1 < len(lines) else None
     if _is_state(after) and "player" not in after and isinstance(after.get("phase"), dict) \
             and after["phase"].get("name") == "fault" and after["phase"].get("forfiet") == s.player \

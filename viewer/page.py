@@ -16,7 +16,7 @@ from importlib.resources import files
 
 import orjson
 
-from viewer.model import Replay
+from viewer.model import Replay, visible
 
 __all__ = ["replay_page", "static_text", "json_for_script"]
 
@@ -74,7 +74,7 @@ The address (#step=N, #day=D) points at the step shown: copy it to share.</p>
 
 def replay_page(replay: Replay) -> str:
     """The whole page for a replay, as one string."""
-    title = html.escape(replay.title, quote=True)
+    title = html.escape(visible(replay.title), quote=True)
     return (
         "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"
         f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">'

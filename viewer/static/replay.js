@@ -113,7 +113,7 @@
     root.appendChild(svg("text", {x: L - 4, y: Tp + 4, "text-anchor": "end", "class": "tick"}, top >= 1e6 ? top.toExponential(0).replace("e+", "e") : Math.round(top)));
     root.appendChild(svg("text", {x: L - 4, y: H - B, "text-anchor": "end", "class": "tick"}, "0"));
     root.appendChild(svg("text", {x: L, y: H - 6, "class": "tick"}, "day " + minX));
-    root.appendChild(svg("text", {x: W - R, y: H - 6, "text-anchor": "end", "class": "tick"}, "day " + maxX));
+    root.appendChild(svg("text", {x: W - R, y: H - 6, "text-anchor": "end", "class": "tick"}, "end"));
     root.appendChild(svg("line", {x1: x(currentDay), y1: Tp, x2: x(currentDay), y2: H - B, "class": "now"}));
     series.forEach(function (s, p) {
       var pts = s.map(function (v, k) { return x(days[k]).toFixed(1) + "," + y(v).toFixed(1); }).join(" ");
@@ -135,8 +135,8 @@
   function drawCharts(g, day) {
     var c = g.chart;
     var big = c.coins.some(function (s) { return s.some(function (v) { return v > 1e4; }); });
-    chart($("chart-coins"), "Coins at the start of each day", c.days, c.coins, day, g.names, big);
-    chart($("chart-points"), "Points at the start of each day", c.days, c.points, day, g.names, false);
+    chart($("chart-coins"), "Coins: each day\u2019s start, and the end", c.days, c.coins, day, g.names, big);
+    chart($("chart-points"), "Points: each day\u2019s start, and the end", c.days, c.points, day, g.names, false);
     var legend = $("legend");
     while (legend.firstChild) legend.removeChild(legend.firstChild);
     g.names.forEach(function (n, p) {

@@ -226,6 +226,7 @@
     var ev = step.ev || {};
     switch (step.k) {
       case "ask":
+        if (step.a === undefined) return "Waiting for " + seatName(view, step.p) + ": " + asking(view, step);
         return seatName(view, step.p) + " " + answerText(view, step) + (step.m && step.m.bad ? " (not a legal move)" : "");
       case "reveal":
         if (ev.type === "invest") {
@@ -426,9 +427,27 @@
     return el("div", "ect-event ect-event-fight", [el("h3", null, "Attack"), box, rule ? el("p", "ect-rule", rule) : null]);
   }
 
+  /* While defenders answer: the attacking card they face. */
+  function pendingAttack(view) {
+    var ph = view.state.phase;
+    if (ph.name !== "attacking" || typeof ph.attacker_card !== "number") return null;
+    var att = view.state.players[ph.attacker];
+    if (!att) return null;
+    var card = hand(view, ph.attacker)[ph.attacker_card];
+    if (!card) return null;
+    return el("div", "ect-event ect-event-fight", [
+      el("h3", null, "Attack in progress"),
+      el("div", "ect-fight", [
+        el("div", "ect-fight-side", [el("div", "ect-fight-who", seatName(view, ph.attacker) + " attacks with"),
+          cardNode(view, card.id, {index: ph.attacker_card})]),
+        el("p", "ect-rule", "Each other player still in picks one card to defend, in seat order; a player with no card able to defend is eliminated."),
+      ]),
+    ]);
+  }
+
   function eventPanel(view) {
     var step = view.step;
-    if (!step) return null;
+    if (!step) return pendingAttack(view);
     var ev = step.ev || {};
     if (step.k === "fight") return fightPanel(view, ev);
     if (step.k === "reveal" && ev.type === "invest") {
@@ -463,7 +482,7 @@
       }
       return el("div", "ect-event ect-event-end ect-end-" + step.k, body);
     }
-    return null;
+    return pendingAttack(view);
   }
 
   function render(container, view, options) {
