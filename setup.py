@@ -1,12 +1,32 @@
-"""Build hook for the C rules engine; all metadata lives in pyproject.toml."""
+"""Build hook for the C rules engine and the bots' init program; all metadata lives in pyproject.toml."""
+import os
+
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+C_FLAGS = ["-O2", "-std=c11", "-Wall", "-Wextra", "-Wno-unused-parameter"]
+
+
+class build_ext_and_botinit(build_ext):
+    """Also build driver/botinit, the small program every bot runs under
+    (driver/isolation.py): an executable, not an extension module, so that
+    the init of each bot is a few hundred kilobytes of its own rather than
+    a copy of the referee's Python process."""
+
+    def run(self) -> None:
+        super().run()
+        target = "driver" if self.inplace else os.path.join(self.build_lib, "driver")
+        objects = self.compiler.compile(["driver/botinit.c"], output_dir=self.build_temp, extra_postargs=C_FLAGS)
+        self.compiler.link_executable(objects, "botinit", output_dir=target)
+
 
 setup(
     ext_modules=[
         Extension(
             "protocol._engine",
             sources=["protocol/_engine.c"],
-            extra_compile_args=["-O2", "-std=c11", "-Wall", "-Wextra", "-Wno-unused-parameter"],
+            extra_compile_args=C_FLAGS,
         )
-    ]
+    ],
+    cmdclass={"build_ext": build_ext_and_botinit},
 )

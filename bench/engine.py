@@ -5,6 +5,12 @@ Prints complete games/s and decisions/s for two uniformly random players
 pending/legal_moves/play (what a Python bot sees), for the simple and base
 sets, then copy()/key()/to_wire()/from_wire() per second, and compares the
 C figure with the targets (>= 10,000 games/s first bar, >= 20,000 aim).
+
+On a shared, loaded machine wall-clock rates swing by 2x from run to run;
+`--fixed N` plays exactly N random 2-player simple-set playouts and
+prints their decisions, a fixed workload to count instructions with
+(`valgrind --tool=callgrind .venv/bin/python bench/engine.py --fixed 20000`)
+or to time with `/usr/bin/time`, the same for two builds whatever the load.
 """
 from __future__ import annotations
 
@@ -98,7 +104,16 @@ def state_ops(seconds: float) -> dict[str, float]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=2.0, help="time per measurement (default 2)")
+    ap.add_argument("--fixed", type=int, metavar="N", help="only play N random 2p simple playouts (a fixed workload)")
     args = ap.parse_args()
+    if args.fixed is not None:
+        start, decisions = Game(2), 0
+        for seed in range(args.fixed):
+            game = start.copy()
+            game.playout(seed, 0)
+            decisions += game.decisions
+        print(f"{args.fixed} playouts, {decisions} decisions")
+        return
     s = args.seconds
     print(f"Economancy engine benchmark, one core, {s:g} s per figure")
     print(f"{'what':44} {'games/s':>10} {'decisions/s':>13}")

@@ -40,7 +40,7 @@ def _tournament(
         start = time.perf_counter()
         res = round_robin(
             bots, games=games, db=Path(tmp) / "bench.sqlite", concurrency=concurrency,
-            options=PlayOptions(max_days=max_days), bootstrap=0, reuse=reuse,
+            options=PlayOptions(max_days=max_days), reuse=reuse,
         )
         return res.played_now, time.perf_counter() - start
 

@@ -19,7 +19,13 @@ def random_policy(rng: random.Random) -> Decide:
     """A policy drawing from `rng`, for in-process games and tests."""
 
     def decide(game: Game, me: int) -> int:
-        return rng.choice(game.legal_moves(me))
+        legal = game.legal_moves(me)
+        if isinstance(legal, range):
+            # Investments: choice() needs len(), which stops at 2**63 (a
+            # bean-grown purse passes it); randrange draws the same number
+            # for the same generator state and takes any size.
+            return rng.randrange(legal.start, legal.stop)
+        return rng.choice(legal)
 
     return decide
 

@@ -20,8 +20,13 @@ game's end, so one process can play any number of games in a row) and
 takes `max_days` from the bot's `--max-days` option (default 100, the
 drivers' default).
 
+Numbers on the wire are exact integers of any size (Magic Bean Stock
+grows purses past 2**64 in long games): states are read, and moves
+written, with `protocol.exactjson`, and a state is refused only if it is
+not a state, never for the size of its numbers.
+
 Start-up time is part of every game a bot plays, so this module imports
-only the engine and orjson (no pydantic, no numpy).
+only the engine and the exact JSON pair (orjson; no pydantic, no numpy).
 """
 
 from __future__ import annotations
@@ -32,9 +37,8 @@ import sys
 from collections.abc import Callable, Iterable
 from typing import BinaryIO
 
-import orjson
-
 from protocol.engine import Game, move_to_wire
+from protocol.exactjson import JSONError, NotJSON, describe_int, dumps, loads
 
 Decide = Callable[[Game, int], int]
 """Chooses the engine move (int; a card id or PASS when buying) of player `me`."""
@@ -113,13 +117,15 @@ class Session:
                 self.on_game_start(game, me)
         move = self.decide(game, me)
         legal = game.legal_moves(me)
-        if move not in legal:
+        # An exact int only: anything else would be tested against a range of
+        # investments one element at a time (forever, for a bean-grown purse).
+        if type(move) is not int or move not in legal:
             # A bug in the bot, not in the message: stop with a clear account
             # rather than send a move the driver would fault anyway.
             # An investing range can be astronomically long: never materialise it.
-            shown = f"0..{legal[-1]}" if isinstance(legal, range) else legal
-            raise ValueError(f"decide() returned {move!r}, not one of the legal moves {shown}")
-        return orjson.dumps([move_to_wire(game, move)]) + b"\n"
+            shown = f"0..{describe_int(legal[-1])}" if isinstance(legal, range) else legal
+            raise ValueError(f"decide() returned {_describe(move)}, not one of the legal moves {shown}")
+        return dumps([move_to_wire(game, move)]) + b"\n"
 
     def _finish(self, state: dict, me: int | None) -> None:
         """The game is over: forget it even if the final state is odd."""
@@ -204,9 +210,11 @@ def _parse_state(line: bytes) -> tuple[dict, int | None]:
     """The state object and the receiving player's index (None if absent),
     checked enough that every later step can index it without surprises."""
     try:
-        state = orjson.loads(line)
-    except orjson.JSONDecodeError as problem:
-        raise BadMessage(f"not valid JSON ({problem})") from None
+        state = loads(line, max_digits=None)  # the driver's numbers, however long
+    except NotJSON as problem:
+        raise BadMessage(f"not valid JSON ({problem.detail})") from None
+    except JSONError as problem:  # too deep: no state nests like that
+        raise BadMessage(f"the message {problem.problem}") from None
     if not isinstance(state, dict):
         raise BadMessage(f"expected a JSON object (a game state), got {type(state).__name__}")
     phase = state.get("phase")
@@ -222,6 +230,10 @@ def _parse_state(line: bytes) -> tuple[dict, int | None]:
         raise BadMessage(f'"player" {me} is not an index into "players"')
     _day(state)
     return state, me
+
+
+def _describe(move: object) -> str:
+    return describe_int(move) if type(move) is int else repr(move)
 
 
 def _day(state: dict) -> int:

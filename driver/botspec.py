@@ -18,15 +18,19 @@ dies on its hundredth game because of a typo in one bot's name.
 
 from __future__ import annotations
 
+import difflib
+import math
 import os
 import re
 import shlex
 import shutil
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
 
 from bots import registry
 
-__all__ = ["BotSpec", "BotSpecError", "parse_bot"]
+__all__ = ["BotOptions", "BotSpec", "BotSpecError", "parse_bot", "parse_bot_options", "options_by_seat", "suggest"]
 
 _NAMED = re.compile(r"^([A-Za-z0-9_.@+:-]+)=(.*)$", re.DOTALL)
 
@@ -56,20 +60,117 @@ class BotSpec:
 
         return is_relay(self.argv)
 
-    def command(self, max_days: int = 100) -> tuple[str, ...]:
+    def command(self, max_days: int = 100, seed: int | None = None) -> tuple[str, ...]:
         """The argv to start this bot for a game of `max_days` days.
 
         Our bots plan for the game's end, and the wire never says when it
         comes, so a named bot of ours is told a non-default `max_days` on its
-        command line (an explicit `--max-days` in the BOT text wins).
+        command line (an explicit `--max-days` in the BOT text wins). A
+        `seed` is appended as `--seed N` (unless the BOT text sets one):
+        the caller decides which bots take one (ours do; others opt in).
+        A remote bot's relay takes neither: it is reserved on its server
+        here instead (see `remote`).
         """
         if self.remote:
             from server.relay import reserve_argv
 
             return reserve_argv(self.argv)
-        if not self.ours or max_days == 100 or "--max-days" in self.argv:
-            return self.argv
-        return (*self.argv, "--max-days", str(max_days))
+        argv = self.argv
+        if self.ours and max_days != 100 and "--max-days" not in argv:
+            argv = (*argv, "--max-days", str(max_days))
+        if seed is not None and "--seed" not in argv:
+            argv = (*argv, "--seed", str(seed))
+        return argv
+
+
+_BOT_OPTION_KEYS = {
+    "timeout": "time for each answer (seconds)",
+    "startup": "extra time for the first answer of a freshly started process (seconds)",
+    "margin": "grace past the timeout before an answer counts as late (seconds)",
+    "seed": "on/off: hand the bot the per-game seed as --seed N (default: on for our bots only)",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class BotOptions:
+    """Per-bot settings, `--bot-option NAME KEY=VALUE[,KEY=VALUE...]`: its
+    time control and whether it is handed a per-game seed. None leaves the
+    command's setting (`--timeout`, `--startup`, `--margin`) in force.
+
+    In the spirit of cutechess's per-engine `tc=` and `timemargin=`: a
+    bot's first answer may take `startup + timeout` seconds (a process
+    that loads a model or a JVM, or any bot on a loaded machine, must not
+    forfeit at move 0), every later one `timeout`; `margin` is added to
+    both before the referee gives up, for pipe and scheduling jitter.
+    """
+
+    timeout: float | None = None
+    startup: float | None = None
+    margin: float | None = None
+    seed: bool | None = None
+
+    def over(self, base: "BotOptions") -> "BotOptions":
+        """These settings, with `base`'s where these leave one unset."""
+        return BotOptions(*(mine if mine is not None else theirs
+                            for mine, theirs in zip(_fields(self), _fields(base))))
+
+    def to_json(self) -> dict[str, Any]:
+        return {k: v for k, v in asdict(self).items() if v is not None}
+
+
+def _fields(options: BotOptions) -> tuple[Any, ...]:
+    return (options.timeout, options.startup, options.margin, options.seed)
+
+
+def parse_bot_options(text: str) -> BotOptions:
+    """`timeout=2,startup=30,margin=0.1,seed=on` (commas or spaces) -> BotOptions."""
+    values: dict[str, Any] = {}
+    for item in re.split(r"[,\s]+", text.strip()):
+        if not item:
+            continue
+        key, eq, value = item.partition("=")
+        if not eq or key not in _BOT_OPTION_KEYS:
+            known = ", ".join(f"{k}=" for k in _BOT_OPTION_KEYS)
+            raise BotSpecError(f"bad bot option {item!r}: expected KEY=VALUE with KEY one of {known}{suggest(key, _BOT_OPTION_KEYS)}")
+        if key == "seed":
+            if value.lower() not in ("on", "off", "yes", "no", "true", "false", "1", "0"):
+                raise BotSpecError(f"bad bot option {item!r}: seed is on or off")
+            values[key] = value.lower() in ("on", "yes", "true", "1")
+            continue
+        try:
+            seconds = float(value)
+        except ValueError:
+            seconds = math.nan
+        if not math.isfinite(seconds) or seconds < 0 or (key == "timeout" and seconds == 0):
+            raise BotSpecError(f"bad bot option {item!r}: {key} is a number of seconds"
+                               f" ({'above' if key == 'timeout' else 'at least'} 0)")
+        values[key] = seconds
+    if not values:
+        raise BotSpecError(f"empty bot options {text!r} (e.g. timeout=2,startup=30)")
+    return BotOptions(**values)
+
+
+def options_by_seat(names: Sequence[str], given: Iterable[tuple[str, str | BotOptions]]) -> list[BotOptions]:
+    """Each bot's options from (NAME, options) pairs, in seat or entrant
+    order. NAME is a bot's display name or `*` (every bot); later pairs
+    win. An unknown NAME is an error (a typo must not go unnoticed)."""
+    out = [BotOptions()] * len(names)
+    for name, options in given:
+        if isinstance(options, str):
+            options = parse_bot_options(options)
+        seats = [i for i, n in enumerate(names) if name in ("*", n)]
+        if not seats:
+            raise BotSpecError(f"--bot-option names {name!r}, which is none of the bots"
+                               f" ({', '.join(names)}){suggest(name, names)}")
+        for i in seats:
+            out[i] = options.over(out[i])
+    return out
+
+
+def suggest(word: str, choices: Iterable[str]) -> str:
+    """"; did you mean X?" for the closest choice, or ""."""
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""
 
 
 def parse_bot(text: str) -> BotSpec:
@@ -96,10 +197,11 @@ def parse_bot(text: str) -> BotSpec:
     elif (found := shutil.which(first)) is not None:
         argv = [found] + rest
     else:
-        known = ", ".join(n for n, _ in registry.names())
+        ours = [n for n, _ in registry.names()]
+        hint = suggest(first, ours)
         raise BotSpecError(
-            f"unknown bot {first!r}: not one of ours ({known}) nor a command on PATH"
-            f" (write a program in the current directory as ./{first})"
+            f"unknown bot {first!r}: not one of ours ({', '.join(ours)}) nor a command on PATH"
+            + f"{hint} (a program in the current directory is ./{first})"
         )
     return BotSpec(tuple(argv), name or shlex.join(words))
 

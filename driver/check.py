@@ -1,12 +1,17 @@
 """`driver check`: a compliance check for bot authors.
 
-One bot process plays several games in a row (as a long-lived bot must
-handle) against in-process opponents, so that it meets every phase
-(investing, attacking, defending, buying), 2, 3 and 4 players, both card
-sets, a game that ends normally and one that ends in another player's
-fault. Every answer is judged the way the referee judges it: did it
-come, in time, well-formed, legal. After each end or fault message the
-bot must stay silent.
+The bot plays several games against in-process opponents, so that it
+meets every phase (investing, attacking, defending, buying), 2, 3 and 4
+players, both card sets, a game that ends normally and one that ends in
+another player's fault. Every answer is judged the way the referee
+judges it: did it come, in time, well-formed, legal.
+
+Whatever the original driver accepts passes: it starts one process per
+game and ignores what a bot does after the end or fault message. So a
+bot may exit after it (the next game gets a new process), and output
+after it is only a warning. Separately, the report says whether one
+process can play game after game (`tournament --reuse`): it must keep
+reading after the end and send nothing back.
 
 The opponents are random, with a per-game temper (never invest, or
 invest everything) so that the bot both attacks and is attacked.
@@ -21,7 +26,7 @@ from dataclasses import dataclass, field
 
 from driver.botspec import BotSpec
 from driver.game import interpret_reply, state_lines
-from driver.process import BotGroup, ReplyKind
+from driver.process import STDERR_LIMIT, BotGroup, BotProcess, ReplyKind
 from protocol.engine import ATTACKING, BUY, DEFENDING, INVESTING, PHASE_NAMES, Game, IllegalMove
 
 __all__ = ["Step", "CheckReport", "check_bot", "SCENARIOS"]
@@ -46,7 +51,8 @@ class Step:
     answer: str  # as received (or what stood in for it)
     seconds: float
     problem: str | None = None  # None: answered in time, well-formed and legal
-    check: str = "ok"  # the first check that failed: answered, in time, well-formed, legal, silent
+    check: str = "ok"  # the first check that failed: answered, in time, well-formed, legal
+    warning: str | None = None  # after an end or fault message: what the bot did that is allowed but noted
 
 
 @dataclass
@@ -57,10 +63,33 @@ class CheckReport:
     covered: Counter = field(default_factory=Counter)  # (phase, players, base) -> answers
     stderr: bytes = b""
     aborted: str | None = None  # why the check could not go on
+    isolation: list[str] = field(default_factory=list)  # what each process of the bot got
+    processes: int = 0  # processes started: one per game for a bot that is not reusable
+    exits_after_a_game: bool = False
+    writes_after_a_game: bool = False
 
     @property
     def failures(self) -> list[Step]:
         return [s for s in self.steps if s.problem is not None]
+
+    @property
+    def warnings(self) -> list[Step]:
+        return [s for s in self.steps if s.warning is not None]
+
+    @property
+    def reusable(self) -> bool:
+        """Whether one process can play game after game (`tournament --reuse`)."""
+        return self.passed and not self.exits_after_a_game and not self.writes_after_a_game
+
+    def reuse(self) -> str:
+        """Whether the bot can be reused across games, and why not, in words."""
+        if self.writes_after_a_game:
+            return "no: it writes after the end or fault message, which its next game would read as an answer"
+        if self.exits_after_a_game:
+            return "no: it exits after each game (fine: a new process is started for each game)"
+        if not self.passed:
+            return "unknown: the check did not pass"
+        return f"yes: one process played {len({s.game for s in self.steps})} games"
 
     @property
     def passed(self) -> bool:
@@ -83,17 +112,27 @@ def check_bot(
     extra_games: int = 12,
     max_days: int = 100,
     max_failures: int = 50,
+    isolation: str = "auto",
 ) -> CheckReport:
-    """Run the compliance check on one bot process.
+    """Run the compliance check on a bot.
 
     Plays one game per scenario, with the bot's seat rotating and the last
     one ending in an opponent's fault, then up to `extra_games` more games
     while some phase of some scenario has not been met; stops after the
-    game in which the bot reaches `max_failures` failed steps.
+    game in which the bot reaches `max_failures` failed steps. A game is
+    played on the previous game's process if it can go on, else on a new
+    one. Raises BotStartError if the bot cannot be started.
     """
     rng = random.Random(seed)
     report = CheckReport()
-    group = BotGroup.spawn([(spec.argv, spec.name)])
+    proc: BotProcess | None = None
+    stderr = bytearray()
+
+    def retire(bot: BotProcess) -> None:
+        BotGroup([bot]).close()
+        stderr.extend(bot.kept_stderr())
+        del stderr[: max(0, len(stderr) - STDERR_LIMIT)]
+
     try:
         plan = [(n, base, i == len(SCENARIOS) - 1) for i, (n, base) in enumerate(SCENARIOS)]
         number = 0
@@ -106,12 +145,27 @@ def check_bot(
             else:
                 break
             number += 1
+            if proc is not None and (not proc.reusable or report.writes_after_a_game):
+                retire(proc)  # as the original driver would: a new process for the next game
+                proc = None
+            if proc is None:
+                proc = BotProcess(spec.argv, spec.name, isolation=isolation)
+                report.processes += 1
+                if proc.isolation not in report.isolation:
+                    report.isolation.append(proc.isolation)
+            group = BotGroup([proc])
             _check_game(group, report, number, n, base, number % n, fault, rng, timeout, max_days)
+            group.detach()
+            if group.bots[0] is not proc:  # it exited after the last game and was restarted
+                report.exits_after_a_game = True
+                retire(proc)
+                proc = group.bots[0]
             if len(report.failures) >= max_failures and report.aborted is None:
                 report.aborted = f"{len(report.failures)} failed steps; later games not played"
     finally:
-        group.close()
-        report.stderr = group.bots[0].kept_stderr()
+        if proc is not None:
+            retire(proc)
+        report.stderr = bytes(stderr)
     return report
 
 
@@ -196,22 +250,26 @@ def _ask(group: BotGroup, report: CheckReport, game: Game, number: int, me: int,
 
 
 def _send_final(group: BotGroup, report: CheckReport, game: Game, number: int, me: int) -> None:
-    """Send the end or fault state and require silence (and no exit) after it."""
+    """Send the end or fault state and note what the bot does after it:
+    nothing (it can be reused), exit (fine), or write (allowed, warned)."""
     wire = game.to_wire()
     group.send(0, state_lines(wire, [me])[me], request=False)
     ((_, reply),) = group.replies([0], _SILENCE)
     phase = wire["phase"]["name"]
-    problem = check = None
+    warning = None
     if reply.kind is ReplyKind.LINE:
-        problem, check = f"answered the {phase} message; a bot must send nothing back", "silent"
-    elif reply.kind is ReplyKind.CLOSED:
-        problem, check = f"{reply.detail} after the {phase} message; bots must read until end of input", "silent"
-        report.aborted = "the bot stopped after a game; later games not played"
+        warning = f"answered the {phase} message (ignored; bots should send nothing back)"
+        report.writes_after_a_game = True
     elif reply.kind is ReplyKind.TOO_LONG:
-        problem, check = f"wrote after the {phase} message: {reply.detail}", "silent"
+        warning = f"wrote after the {phase} message (ignored): {reply.detail}"
+        report.writes_after_a_game = True
+    elif reply.kind is ReplyKind.CLOSED:
+        report.exits_after_a_game = True
     shown = reply.line.decode("utf-8", "replace")[:80] if reply.kind is ReplyKind.LINE else "(nothing)"
+    if reply.kind is ReplyKind.CLOSED:
+        shown = f"(nothing; {reply.detail})"
     report.steps.append(
-        Step(number, game.n_players, game.base, me, wire["day"], phase, shown, _SILENCE, problem, check or "ok")
+        Step(number, game.n_players, game.base, me, wire["day"], phase, shown, _SILENCE, warning=warning)
     )
 
 

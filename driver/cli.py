@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
-import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
 import click
 
-from driver.botspec import BotSpec, BotSpecError, parse_bot
-from driver.options import game_options, timeout_option
+from driver.botspec import BotSpec, BotSpecError, options_by_seat, parse_bot
+from driver.options import (
+    game_options,
+    isolation_option,
+    startup_or_default,
+    time_control_options,
+    timeout_option,
+    version_option,
+)
+from driver.signals import Stopped, stop_on_signals, stop_reason, stop_status
+from driver.text import printable, printable_lines
 from viewer.cli import VIEW_EPILOG, export_options
 
 __all__ = ["main", "EXIT_WINNER", "EXIT_DRAW", "EXIT_FORFEIT", "EXIT_USAGE", "EXIT_CHECK_FAILED"]
@@ -35,6 +43,7 @@ Quote a BOT that has spaces: driver run "mcts --time 0.2" random"""
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@version_option
 def driver() -> None:
     """Referee for Economancy bots that speak JSON over standard input and output."""
 
@@ -49,10 +58,18 @@ Exit status:
   3  the game was a draw (max days reached)
   4  a bot forfeited (timeout, bad or illegal answer, crash)
   2  usage error (bad option, unknown bot, wrong number of bots)
-  1  the driver itself failed (e.g. the trace's reader went away)"""
+  1  the driver itself failed (e.g. the trace's reader went away)
+  128+N  stopped by signal N (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP): the
+         bots are ended and the trace ends with an "aborted" record"""
 )
 @click.argument("bots", nargs=-1, required=True, metavar="BOT BOT [BOT [BOT]]")
 @game_options
+@time_control_options
+@click.option("--seed", type=int, default=None, metavar="N",
+              help="The game's seed: our bots (and bots given seed=on) get one derived from it as --seed.")
+@click.option("--opening", default=None, metavar="JSON",
+              help='Moves the referee plays before handing over, e.g. \'[1, 0, "Worker", "Pass"]\'.')
+@isolation_option
 @click.option(
     "--trace",
     "trace",
@@ -63,38 +80,62 @@ Exit status:
 )
 @click.option("--view", "view", is_flag=True,
               help="Also write the game's replay page (see `driver view`) to replay.html and print its path.")
-def run(bots: Sequence[str], base: bool, max_days: int, timeout: float, trace: BinaryIO, fair: bool,
-        view: bool) -> None:
+def run(
+    bots: Sequence[str], base: bool, max_days: int, timeout: float, trace: BinaryIO, fair: bool,
+    startup: float | None, margin: float, bot_options: Sequence[tuple[str, str]], seed: int | None,
+    opening: str | None, isolation: str, view: bool,
+) -> None:
     """Play one game between 2 to 4 bots, in seat order.
 
     The trace goes to standard output (or --trace FILE); a short summary
-    goes to standard error.
+    goes to standard error, with the isolation the bots got.
     """
     from driver.game import GameOptions, play_game
+    from protocol.openings import OpeningError, parse_opening, play_opening
+    from protocol.engine import Game
 
     if not 2 <= len(bots) <= 4:
         raise click.UsageError(f"a game needs 2 to 4 bots, got {len(bots)}")
     specs = [_bot_param(text) for text in bots]
     try:
-        result = play_game(specs, GameOptions(base=base, max_days=max_days, timeout=timeout, fair=fair), trace)
+        seats = options_by_seat([s.name for s in specs], bot_options)
+    except BotSpecError as e:
+        raise click.BadParameter(str(e), param_hint="--bot-option") from None
+    moves = None
+    if opening is not None:
+        try:
+            moves = parse_opening(opening)
+            play_opening(Game(len(specs), base=base, max_days=max_days), moves)
+        except OpeningError as e:
+            raise click.BadParameter(str(e), param_hint="--opening") from None
+    options = GameOptions(base=base, max_days=max_days, timeout=timeout, fair=fair, startup=startup_or_default(startup),
+                          margin=margin, seats=seats, seed=seed, opening=moves,
+                          isolation=isolation)
+    try:
+        result = play_game(specs, options, trace)
     except BrokenPipeError:
         # `driver run ... | head`: the bots are already cleaned up; say so quietly.
         sys.stdout = None  # type: ignore[assignment]  # no flush error at exit
         click.echo("driver: the trace's reader closed its end; game abandoned", err=True)
         sys.exit(1)
+    except (KeyboardInterrupt, Stopped) as e:
+        click.echo(f"driver: {stop_reason(e)}; game abandoned, its bots ended", err=True)
+        sys.exit(stop_status(e))
     echo = lambda text="": click.echo(text, err=True)  # noqa: E731
     if view:
         from viewer.cli import write_run_replay
 
         echo(f"replay   {write_run_replay(result.trace, [s.name for s in specs], result.stderr)}")
-    names = ", ".join(f"{seat}: {spec.name}" for seat, spec in enumerate(specs))
+    # Everything a bot wrote, and so everything shown below, goes through printable().
+    names = ", ".join(f"{seat}: {printable(spec.name)}" for seat, spec in enumerate(specs))
     echo(f"seats  {names}")
+    _echo_isolation(echo, result.isolation)
     played = f"{result.days} days, {result.moves} moves, {result.duration:.2f} s"
     if result.fault is not None:
         seat, reason = result.fault
-        echo(f"forfeit  seat {seat} ({specs[seat].name}): {reason}")
+        echo(f"forfeit  seat {seat} ({printable(specs[seat].name)}): {printable(reason)}")
         echo(f"after    {played}")
-        tail = result.stderr[seat].decode("utf-8", "replace").rstrip("\n").splitlines()[-_STDERR_LINES:]
+        tail = printable_lines(result.stderr[seat])[-_STDERR_LINES:]
         if tail:
             echo(f"last lines of seat {seat}'s standard error:")
             for line in tail:
@@ -103,68 +144,85 @@ def run(bots: Sequence[str], base: bool, max_days: int, timeout: float, trace: B
     if result.winner is None:
         echo(f"draw     after {played}")
         sys.exit(EXIT_DRAW)
-    echo(f"winner   seat {result.winner} ({specs[result.winner].name}) after {played}")
+    echo(f"winner   seat {result.winner} ({printable(specs[result.winner].name)}) after {played}")
     sys.exit(EXIT_WINNER)
 
 
 @driver.command(epilog=BOT_FORMS + "\n\nExit status: 0 the bot passed, 1 it failed, 2 usage error.")
 @click.argument("bot", metavar="BOT")
 @timeout_option
+@isolation_option
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the opponents' random moves.")
 @click.option("-v", "--verbose", is_flag=True, help="Show every step, not only the failed ones.")
-def check(bot: str, timeout: float, seed: int, verbose: bool) -> None:
+def check(bot: str, timeout: float, isolation: str, seed: int, verbose: bool) -> None:
     """Check that a bot follows the protocol, before it meets other bots.
 
-    One process of BOT plays several games in a row against random
-    opponents (2, 3 and 4 players, simple and base sets, a game ending in
-    another player's fault) and must answer every state in time, with a
-    well-formed, legal move, and send nothing back after an end or fault.
+    BOT plays several games against random opponents (2, 3 and 4 players,
+    simple and base sets, a game ending in another player's fault) and
+    must answer every state in time, with a well-formed, legal move. As
+    with the original driver, it may exit after a game's end (the next
+    game starts a new process); output after the end is a warning. The
+    report says whether one process can play game after game
+    (tournament --reuse) and which isolation the bot got.
     """
     from driver.check import check_bot
     from driver.process import BotStartError
 
     spec = _bot_param(bot)
     try:
-        report = check_bot(spec, timeout=timeout, seed=seed)
+        report = check_bot(spec, timeout=timeout, seed=seed, isolation=isolation)
     except BotStartError as e:
-        click.echo(f"FAIL: {e.strerror}")
+        click.echo(f"FAIL: {printable(str(e.strerror))}")
         sys.exit(EXIT_CHECK_FAILED)
+    except (KeyboardInterrupt, Stopped) as e:
+        click.echo(f"driver: {stop_reason(e)}; check abandoned, the bot ended", err=True)
+        sys.exit(stop_status(e))
     out = click.echo
+    _echo_isolation(out, report.isolation)
     shown: dict[str, int] = {}
     for step in report.steps:
-        if step.problem is not None:
-            shown[step.check] = shown.get(step.check, 0) + 1
-        if verbose or (step.problem is not None and shown[step.check] <= _FAILURES_SHOWN):
+        kind = step.check if step.problem is not None else "warning" if step.warning is not None else None
+        if kind is not None:
+            shown[kind] = shown.get(kind, 0) + 1
+        if verbose or (kind is not None and shown[kind] <= _FAILURES_SHOWN):
             where = (
                 f"game {step.game} ({step.players}p {'base' if step.base else 'simple'}, seat {step.seat}) "
                 f"day {step.day} {step.phase}"
             )
-            verdict = "ok" if step.problem is None else f"FAILED {step.check}: {step.problem}"
-            out(f"{where}: {step.answer} in {step.seconds * 1000:.0f} ms: {verdict}")
+            verdict = "ok"
+            if step.problem is not None:
+                verdict = f"FAILED {step.check}: {printable(step.problem)}"
+            elif step.warning is not None:
+                verdict = f"WARNING: {printable(step.warning)}"
+            out(f"{where}: {printable(step.answer)} in {step.seconds * 1000:.0f} ms: {verdict}")
     answered = [s for s in report.steps if s.phase not in ("end", "fault")]
     slowest = max((s.seconds for s in answered), default=0.0)
     games = len({s.game for s in report.steps})
-    out(f"{len(report.steps)} steps in {games} games; slowest answer {slowest * 1000:.0f} ms")
+    processes = f" ({report.processes} processes)" if report.processes > 1 else ""
+    out(f"{len(report.steps)} steps in {games} games{processes}; slowest answer {slowest * 1000:.0f} ms")
     by_check: dict[str, int] = {}
     for step in report.failures:
         by_check[step.check] = by_check.get(step.check, 0) + 1
-    for name in ("answered", "in time", "well-formed", "legal", "silent"):
+    for name in ("answered", "in time", "well-formed", "legal"):
         bad = by_check.get(name, 0)
         more = f" (first {_FAILURES_SHOWN} shown above; -v for all)" if bad > _FAILURES_SHOWN and not verbose else ""
         out(f"  {name:<12} {'ok' if not bad else f'{bad} failed{more}'}")
+    warned = len(report.warnings)
+    out(f"  {'after end':<12} {'silent' if not warned else f'{warned} warnings: output after the end (ignored)'}")
+    out(f"reusable across games: {report.reuse()}")
     missing = report.missing()
     if missing:
         out("never asked (the game did not get there): " + "; ".join(missing))
     if report.aborted:
-        out(f"stopped: {report.aborted}")
+        out(f"stopped: {printable(report.aborted)}")
     if report.stderr and (verbose or not report.passed):
         out("last lines of the bot's standard error:")
-        for line in report.stderr.decode("utf-8", "replace").rstrip("\n").splitlines()[-_STDERR_LINES:]:
+        for line in printable_lines(report.stderr)[-_STDERR_LINES:]:
             out(f"  | {line}")
     if report.passed:
-        out(f"PASS: {spec.name} follows the protocol")
+        out(f"PASS: {printable(spec.name)} follows the protocol")
         sys.exit(0)
-    out(f"FAIL: {spec.name} does not follow the protocol ({len(report.failures)} failed steps)")
+    out(f"FAIL: {printable(spec.name)} does not follow the protocol ({len(report.failures)} failed steps)")
     sys.exit(EXIT_CHECK_FAILED)
 
 
@@ -203,6 +261,15 @@ def schema(message: str) -> None:
     click.echo(orjson.dumps(document, option=orjson.OPT_INDENT_2).decode())
 
 
+def _echo_isolation(echo: Callable[[str], None], isolation: Sequence[str]) -> None:
+    """One line if every bot got the same isolation, else one per seat."""
+    if len(set(isolation)) == 1:
+        echo(f"isolation  {isolation[0]}")
+    else:
+        for seat, text in enumerate(isolation):
+            echo(f"isolation  seat {seat}: {text or 'not started'}")
+
+
 def _bot_param(text: str) -> BotSpec:
     try:
         return parse_bot(text)
@@ -223,9 +290,12 @@ _add_server_commands()
 
 def main() -> None:
     """Console entry point (`driver`)."""
-    # SIGTERM unwinds like Ctrl-C, so the game's cleanup still ends every bot.
-    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
-    driver(prog_name="driver")
+    # SIGTERM and SIGHUP unwind like Ctrl-C, so the game's cleanup still ends every bot.
+    stop_on_signals()
+    try:
+        driver(prog_name="driver")
+    except Stopped as e:  # outside a game: nothing to clean up
+        sys.exit(128 + e.signum)
 
 
 if __name__ == "__main__":

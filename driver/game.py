@@ -10,27 +10,42 @@ as the original driver (which asks one player at a time) would have:
 whoever is first in seat order to misbehave forfeits, even if a later
 seat misbehaved sooner.
 
-The inner loop works on the engine's dicts and orjson bytes only
-(pydantic stays in `protocol.wire`): a round costs one `to_wire`, two
-small encodings and a few system calls.
+A game may start from an opening (moves the referee plays for the bots
+before handing over; they are traced as if the bots had answered them,
+so the trace is a whole game in the original's format). Each answer's
+time is measured from the moment its state was sent; a bot's first
+answer after its process started gets a start-up allowance on top of
+its per-move timeout (see `driver.botspec.BotOptions`).
+
+The inner loop works on the engine's dicts and bytes only (pydantic
+stays in `protocol.wire`): a round costs one `to_wire`, two small
+encodings and a few system calls. Encoding and decoding go through
+`protocol.exactjson` (orjson, with an exact fallback): numbers are exact
+integers of any size, as in the original's traces.
 """
 
 from __future__ import annotations
 
+import hashlib
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
-import orjson
-
-from driver.botspec import BotSpec
+from driver.botspec import BotOptions, BotSpec
 from driver.process import LINE_LIMIT, STDERR_LIMIT, BotGroup, BotStartError, Reply, ReplyKind
+from driver.signals import stop_reason
 from protocol.engine import DEFENDING, END, Game, IllegalMove, move_from_wire
+from protocol.exactjson import DEFAULT_MAX_DIGITS, JSONError, NotJSON, digits_of, dumps, loads
+from protocol.openings import play_opening
 
-__all__ = ["GameOptions", "GameResult", "play_game", "state_lines", "interpret_reply"]
+__all__ = ["GameOptions", "GameResult", "STARTUP", "play_game", "seat_seed", "state_lines", "interpret_reply"]
 
-_SORTED = orjson.OPT_SORT_KEYS
+STARTUP = 30.0
+"""Default start-up allowance (seconds): generous, so that a bot that loads
+a model or starts a JVM, or any bot on a loaded machine, is not forfeited
+at its first move."""
+
 _SNIPPET = 200  # characters of a bad answer kept in the trace and the reason
 
 
@@ -40,7 +55,18 @@ class GameOptions:
     `fair`, which hides earlier defenders' choices from later ones (the
     original shows them; traces differ from the original's with it).
     `line_limit` caps an answer line and `stderr_limit` the standard error
-    kept per bot (bytes)."""
+    kept per bot (bytes). `isolation` is how bots are fenced off from the
+    referee and each other: "auto", "namespaces" or "none" (see
+    driver.isolation).
+
+    Time controls: every answer is due `timeout + margin` seconds after its
+    state was sent, the first answer of a freshly started bot process
+    `startup` seconds later still; `seats` overrides them per seat
+    (`BotOptions`). `opening`: wire moves the referee plays first (see
+    `protocol.openings`). `seed`: the game's seed; each seat's bot of ours
+    (or one whose BotOptions say `seed=on`) is started with `--seed` and a
+    seed derived from it and the seat (`seat_seed`).
+    """
 
     base: bool = False
     max_days: int = 100
@@ -48,12 +74,42 @@ class GameOptions:
     fair: bool = False
     line_limit: int = LINE_LIMIT
     stderr_limit: int = STDERR_LIMIT
+    startup: float = STARTUP
+    margin: float = 0.0
+    seats: Sequence[BotOptions] = ()
+    opening: Sequence[int | str] | None = None
+    seed: int | None = None
+    isolation: str = "auto"
+
+    def seat_options(self, seat: int) -> BotOptions:
+        """Seat `seat`'s settings, every field filled in."""
+        own = self.seats[seat] if seat < len(self.seats) else BotOptions()
+        return own.over(BotOptions(self.timeout, self.startup, self.margin, None))
+
+    def command(self, bot: BotSpec, seat: int) -> tuple[str, ...]:
+        """How to start `bot` at `seat`: with the day limit and, if it takes
+        one, its seed."""
+        wants = self.seat_options(seat).seed
+        give = self.seed is not None and (bot.ours if wants is None else wants)
+        return bot.command(self.max_days, seat_seed(self.seed, seat) if give else None)
+
+
+def seat_seed(seed: int | None, seat: int) -> int | None:
+    """The seed handed to seat `seat`'s bot in a game of seed `seed`: one
+    per seat, so two copies of a bot do not mirror each other."""
+    if seed is None:
+        return None
+    digest = hashlib.blake2b(f"{seed}/{seat}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") >> 33  # 31 bits: any bot's int parser takes it
 
 
 @dataclass
 class GameResult:
     """The outcome. `trace` holds the trace lines as written, without newlines;
-    `stderr` each seat's kept (bounded) standard error."""
+    `stderr` each seat's kept (bounded) standard error; `answer_times` the
+    time each answer took (the trace format itself is the original's);
+    `isolation` says for each seat how its bot was isolated (empty if it
+    never started)."""
 
     winner: int | None
     fault: tuple[int, str] | None
@@ -62,6 +118,11 @@ class GameResult:
     duration: float
     trace: list[bytes] = field(default_factory=list)
     stderr: list[bytes] = field(default_factory=list)
+    answer_times: list[float | None] = field(default_factory=list)
+    """Seconds each answer line of the trace took, in trace order: from the
+    state's sending to the answer's arrival (a timeout counts its limit);
+    None for the opening's moves, which the referee played."""
+    isolation: list[str] = field(default_factory=list)
 
 
 def play_game(
@@ -75,7 +136,13 @@ def play_game(
     Every bot process, and everything it started, is gone when this
     returns; unless `group` is given: then the game is played on those
     running bots (one per seat) and the group is detached, not closed, so
-    that they can play on (replace those no longer `reusable`).
+    that they can play on (replace those no longer `reusable`; `group.bots`
+    may hold processes restarted during the game).
+
+    If it is cut off (Ctrl-C, SIGTERM, an error of its own) before the
+    game is over, the trace ends with `{"meta":"aborted","reason":...}`.
+    Trace lines go out one resolved round at a time, so that a trace file
+    never shows one player's hidden choice while another is still asked.
     """
     if not 2 <= len(bots) <= 4:
         raise ValueError(f"a game needs 2 to 4 bots, not {len(bots)}")
@@ -83,27 +150,44 @@ def play_game(
         raise ValueError(f"{len(bots)} bots but a group of {len(group.bots)} processes")
     started = time.monotonic()
     game = Game(len(bots), base=options.base, max_days=options.max_days)
+    opening = list(options.opening or ())
+    if opening:
+        play_opening(game.copy(), opening)  # OpeningError (a ValueError) before any bot starts
     trace = _Trace(trace_out)
     keep = group is not None
     try:
         if group is None:
             group = BotGroup.spawn(
-                [(b.command(options.max_days), b.name) for b in bots], line_limit=options.line_limit, stderr_limit=options.stderr_limit
+                [(options.command(b, seat), b.name) for seat, b in enumerate(bots)],
+                isolation=options.isolation,
+                line_limit=options.line_limit,
+                stderr_limit=options.stderr_limit,
             )
     except BotStartError as e:
         game.forfeit(e.seat, str(e.strerror))
-        trace.emit(orjson.dumps(game.to_wire(), option=_SORTED))
+        trace.end(dumps(game.to_wire()))
         trace.flush()
         return GameResult(None, game.fault, 0, 0, time.monotonic() - started, trace.lines, [b""] * len(bots))
+    except BaseException as e:  # stopped while starting the bots (they are gone)
+        trace.abort(stop_reason(e))
+        trace.flush()
+        raise
     moves = 0
     try:
+        moves += _play_opening(game, opening, trace, options)
+        ask = _asker(group, options)
         while not game.is_over:
-            moves += _play_round(game, group, trace, options)
+            moves += _play_round(game, ask, trace, options)
+            trace.commit()
         final = game.to_wire()
-        trace.emit(orjson.dumps(final, option=_SORTED))
+        trace.end(dumps(final))
         lines = state_lines(final, range(len(bots)))
         for seat, line in lines.items():
             group.send(seat, line, request=False)
+    except BaseException as e:
+        if not trace.ended:
+            trace.abort(stop_reason(e))
+        raise
     finally:
         try:
             group.detach() if keep else group.close()
@@ -117,27 +201,109 @@ def play_game(
         duration=time.monotonic() - started,
         trace=trace.lines,
         stderr=[b.kept_stderr() for b in group.bots],
+        answer_times=trace.times,
+        isolation=[b.isolation for b in group.bots],
     )
 
 
 class _Trace:
-    """The trace lines, kept and (if asked) written out as they come."""
+    """The trace lines, kept, and (if asked) written out a round at a time."""
 
     def __init__(self, out: BinaryIO | None) -> None:
         self.out = out
         self.lines: list[bytes] = []
+        self.times: list[float | None] = []  # one per answer line
+        self._written = 0
+        self.ended = False  # the final state, or an aborted record, is in
 
     def emit(self, line: bytes) -> None:
         self.lines.append(line)
-        if self.out is not None:
-            self.out.write(line + b"\n")
+
+    def commit(self) -> None:
+        """Write out the lines emitted so far: call once a round is resolved."""
+        while self._written < len(self.lines):
+            if self.out is not None:
+                self.out.write(self.lines[self._written] + b"\n")
+            self._written += 1
+
+    def end(self, final_state: bytes) -> None:
+        """The final (end or fault) state: the trace is complete."""
+        self.emit(final_state)
+        self.ended = True
+        self.commit()
+
+    def abort(self, reason: str) -> None:
+        """End an unfinished trace with the record saying why (see docs/protocol.md)."""
+        self.emit(dumps({"meta": "aborted", "reason": reason}))
+        self.ended = True
+        try:
+            self.commit()
+        except OSError:  # the trace's reader is gone: the lines are still in `lines`
+            pass
 
     def flush(self) -> None:
+        self.commit()
         if self.out is not None:
             self.out.flush()
 
 
-def _play_round(game: Game, group: BotGroup, trace: _Trace, options: GameOptions) -> int:
+Ask = Callable[[list[int], dict[int, bytes]], Iterator[tuple[int, Reply, float | None]]]
+"""Sends a round's states to `seats` and yields (seat, reply, seconds it took)
+as the replies come; it may stop before every seat has answered."""
+
+
+def _asker(group: BotGroup, options: GameOptions) -> Ask:
+    """Asks the bots, each under its own time limit."""
+
+    def ask(seats: list[int], lines: dict[int, bytes]) -> Iterator[tuple[int, Reply, float | None]]:
+        limits, startup = {}, {}
+        for seat in seats:
+            own = options.seat_options(seat)
+            first = group.bots[seat].answered == 0
+            startup[seat] = own.startup  # also for a bot restarted inside replies()
+            limits[seat] = own.timeout + own.margin + (own.startup if first else 0.0)  # type: ignore[operator]
+        sent = time.monotonic()
+        for seat in seats:
+            group.send(seat, lines[seat])
+        for seat, reply in group.replies(seats, limits, startup):
+            took = time.monotonic() - sent
+            if reply.kind is ReplyKind.TIMEOUT:
+                reply = Reply(ReplyKind.TIMEOUT, detail=_timeout_detail(options.seat_options(seat), limits[seat],
+                                                                        group.bots[seat].answered == 0))
+                took = limits[seat]
+            yield seat, reply, took
+
+    return ask
+
+
+def _timeout_detail(own: BotOptions, limit: float, first: bool) -> str:
+    if not first:
+        return f"no answer within {limit:g} s"
+    return (f"no first answer within {limit:g} s (a {own.startup:g} s start-up allowance included):"
+            " did the bot flush its output?")
+
+
+def _play_opening(game: Game, opening: Sequence[int | str], trace: _Trace, options: GameOptions) -> int:
+    """Play the opening's moves through the round loop, as the first pending
+    seats' answers, so that the trace holds them exactly as if the bots had
+    answered (the moves were checked with `protocol.openings.play_opening`)."""
+    moves = iter(opening)
+    left = len(opening)
+
+    def ask(seats: list[int], lines: dict[int, bytes]) -> Iterator[tuple[int, Reply, float | None]]:
+        for seat in seats:
+            move = next(moves, None)
+            if move is None:
+                return
+            yield seat, Reply(ReplyKind.LINE, dumps([move])), None
+
+    played = 0
+    while played < left:
+        played += _play_round(game, ask, trace, options)
+    return played
+
+
+def _play_round(game: Game, ask: Ask, trace: _Trace, options: GameOptions) -> int:
     """Ask every seat whose state does not depend on another's answer, apply
     the answers in seat order, and return how many moves were applied."""
     if game.phase == DEFENDING and options.fair:
@@ -147,18 +313,18 @@ def _play_round(game: Game, group: BotGroup, trace: _Trace, options: GameOptions
     if not seats:  # the engine contract says this cannot happen: never spin on it
         raise RuntimeError(f"engine waits for nobody in phase {game.phase} of a game not over")
     lines = state_lines(game.to_wire(), seats)
-    for seat in seats:
-        group.send(seat, lines[seat])
-    arrived: dict[int, Reply] = {}
+    arrived: dict[int, tuple[Reply, float | None]] = {}
     applied = 0
-    for seat, reply in group.replies(seats, options.timeout):
-        arrived[seat] = reply
+    for seat, reply, took in ask(seats, lines):
+        arrived[seat] = (reply, took)
         while applied < len(seats) and seats[applied] in arrived:
             turn = seats[applied]
             trace.emit(lines[turn])
-            answer, move, reason = interpret_reply(game, arrived[turn])
+            turn_reply, turn_took = arrived[turn]
+            answer, move, reason = interpret_reply(game, turn_reply)
             if answer is not None:
                 trace.emit(answer)
+                trace.times.append(None if turn_took is None else round(turn_took, 6))
             if reason is None:
                 try:
                     game.play(turn, move)
@@ -190,8 +356,8 @@ def state_lines(state: dict[str, Any], seats: Sequence[int] | range) -> dict[int
     sorted keys put it (between "phase" and "players")."""
     players = state.pop("players")
     shop = state.pop("shop")
-    head = orjson.dumps(state, option=_SORTED)[:-1]
-    tail = orjson.dumps({"players": players, "shop": shop}, option=_SORTED)[1:]
+    head = dumps(state)[:-1]
+    tail = dumps({"players": players, "shop": shop})[1:]
     state["players"] = players
     state["shop"] = shop
     return {seat: b'%s,"player":%d,%s' % (head, seat, tail) for seat in seats}
@@ -202,11 +368,14 @@ def interpret_reply(game: Game, reply: Reply) -> tuple[bytes | None, int, str | 
     kind = reply.kind
     if kind is ReplyKind.LINE:
         try:
-            value = orjson.loads(reply.line)
-        except orjson.JSONDecodeError:
+            value = loads(reply.line, max_digits=_digit_limit(game, reply.line))
+        except NotJSON:
             text = _snippet(reply.line)
-            return orjson.dumps(text), 0, f"answer is not JSON: {text}"
-        answer = orjson.dumps(value, option=_SORTED)
+            return dumps(text), 0, f"answer is not JSON: {text}"
+        except JSONError as e:  # valid JSON beyond a limit: say which
+            text = _snippet(reply.line)
+            return dumps(text), 0, f"answer {e.problem}: {text}"
+        answer = dumps(value)  # exact: [99999999999999999999] stays that
         if type(value) is not list or len(value) != 1:
             return answer, 0, f"move is not in a one-element array: {_snippet(answer)}"
         try:
@@ -216,8 +385,17 @@ def interpret_reply(game: Game, reply: Reply) -> tuple[bytes | None, int, str | 
     if kind is ReplyKind.TIMEOUT:
         return b'"timeout"', 0, f"timeout: {reply.detail}"
     if kind is ReplyKind.TOO_LONG:
-        return orjson.dumps(_snippet(reply.line)), 0, reply.detail
+        return dumps(_snippet(reply.line)), 0, reply.detail
     return None, 0, f"bot {reply.detail} instead of answering"
+
+
+def _digit_limit(game: Game, line: bytes) -> int:
+    """The longest integer an answer may hold: Python's default limit, or more
+    if a purse is longer, so that every legal investment is read (a longer
+    number cannot be a legal move)."""
+    if len(line) <= DEFAULT_MAX_DIGITS:
+        return DEFAULT_MAX_DIGITS
+    return max(DEFAULT_MAX_DIGITS, max(digits_of(game.coins(p)) for p in range(game.n_players)))
 
 
 def _reason(e: ValueError) -> str:

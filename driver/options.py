@@ -39,9 +39,97 @@ fair_option = click.option(
     "traces then differ from the original's).",
 )
 
+def _isolation_available(ctx: click.Context, param: click.Parameter, mode: str) -> str:
+    """--isolation namespaces where they cannot be had is a usage error, said before any game."""
+    if mode == "namespaces":
+        from driver.isolation import namespaces_unavailable
+
+        why = namespaces_unavailable()
+        if why is not None:
+            raise click.BadParameter(f"namespaces are not available here: {why}", ctx=ctx, param=param)
+    return mode
+
+
+isolation_option = click.option(
+    "--isolation",
+    callback=_isolation_available,
+    type=click.Choice(["auto", "namespaces", "none"]),
+    default="auto",
+    show_default=True,
+    help="How bots are fenced off from the referee and each other: namespaces (own user, PID, mount "
+    "and network namespaces; as root, bots run as nobody), none, or auto: namespaces where the "
+    "system allows them, else none (and it says so). See docs/protocol.md.",
+)
+
 
 def game_options(f: F) -> F:
     """--base, --max-days, --timeout and --fair, in that order."""
     for option in (fair_option, timeout_option, max_days_option, base_option):
         f = option(f)
     return f
+
+
+# Time controls ---------------------------------------------------------------
+
+startup_option = click.option(
+    "--startup",
+    type=click.FloatRange(min=0),
+    default=None,
+    metavar="SECONDS",
+    help="Extra time for each bot's first answer after its process starts (loading a model, a JVM,"
+    " a loaded machine). [default: 30]",
+)
+margin_option = click.option(
+    "--margin",
+    type=click.FloatRange(min=0),
+    default=0.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="Grace past the timeout before an answer counts as missing (pipes, scheduling).",
+)
+bot_option_option = click.option(
+    "--bot-option",
+    "bot_options",
+    type=(str, str),
+    multiple=True,
+    metavar="NAME KEY=VALUE[,...]",
+    help="One bot's own time control or seed (NAME: its display name, or '*' for every bot;"
+    " keys timeout, startup, margin in seconds, seed=on|off), e.g. --bot-option mcts timeout=2,startup=60."
+    " Repeatable.",
+)
+
+
+def time_control_options(f: F) -> F:
+    """--startup, --margin and --bot-option (per bot, in cutechess's spirit)."""
+    for option in (bot_option_option, margin_option, startup_option):
+        f = option(f)
+    return f
+
+
+def startup_or_default(value: float | None) -> float:
+    from driver.game import STARTUP
+
+    return STARTUP if value is None else value
+
+
+# The same flag, the same meaning, on every command ------------------------------
+
+concurrency_option = click.option(
+    "--concurrency",
+    "-j",
+    type=click.IntRange(1),
+    default=None,
+    metavar="N",
+    help="Games (or workers) at once. [default: the number of cores]",
+)
+ray_address_option = click.option(
+    "--ray-address",
+    envvar="RAY_ADDRESS",
+    default=None,
+    metavar="ADDR",
+    help="Ray cluster to run on (also the RAY_ADDRESS variable; 'auto': the local cluster)."
+    " [default: a Ray instance started here]",
+)
+version_option = click.version_option(
+    None, "--version", package_name="economancy-arena", message="%(prog)s (economancy-arena) %(version)s"
+)

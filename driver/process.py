@@ -8,27 +8,26 @@ without costing more than `line_limit` bytes of memory or the per-move
 timeout. A bot's exit is seen at once through a pidfd, not at the next
 timeout.
 
-Each bot runs in its own session (and process group), carries a token
-in its environment, and the driver makes itself a child subreaper, so
-that every descendant of a bot, even one that escaped with setsid and
-double-forked, is reparented to the driver and can be found, killed and
-reaped when the game ends.
+Each bot runs under an init of its own (`driver.isolation`), our direct
+child: it reaps and, when the bot exits or the referee asks or dies,
+kills every process the bot started, even one that escaped with setsid
+and double-forked; with namespaces the bot cannot see anything outside
+them. So this module only ever talks to, signals and reaps the inits.
 """
 
 from __future__ import annotations
 
-import ctypes
 import enum
 import errno
 import os
 import selectors
 import signal
-import subprocess
 import time
-import uuid
 import weakref
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+
+from driver import isolation as _isolation
 
 __all__ = [
     "LINE_LIMIT",
@@ -38,7 +37,6 @@ __all__ = [
     "Reply",
     "BotProcess",
     "BotGroup",
-    "become_subreaper",
     "kill_started_bots",
 ]
 
@@ -48,8 +46,9 @@ STDERR_LIMIT = 64 << 10
 """How much of each bot's standard error is kept (the most recent bytes)."""
 UNREAD_LIMIT = 4 * LINE_LIMIT
 """Most unread output (complete lines nobody asked for) a bot may pile up."""
-TOKEN_VARIABLE = "ECONOMANCY_BOT_TOKEN"
-"""Environment variable marking a bot's processes, so its descendants can be found."""
+EXIT_WAIT = 2.0
+"""Seconds a bot that closed a pipe gets to exit before that, rather than its
+exit status, is the reason given (its init reports the status a moment later)."""
 
 _CHUNK = 1 << 16
 _CHUNKS_PER_WAKEUP = 16  # a bot that floods a pipe cannot hold the loop longer than this
@@ -74,25 +73,9 @@ def _drain(fd: int, take: Callable[[bytes], None], chunks: int = _CHUNKS_PER_WAK
         if len(data) < _CHUNK:
             return False
     return False
+
+
 _KEEP_OF_LONG_LINE = 256
-_PR_SET_CHILD_SUBREAPER = 36
-_subreaper: bool | None = None
-
-
-def become_subreaper() -> bool:
-    """Make this process the reaper of its descendants' orphans (Linux only).
-
-    Without it, a bot's grandchild that survives its parent is reparented
-    to init, out of our reach. Idempotent; returns whether it is in effect.
-    """
-    global _subreaper
-    if _subreaper is None:
-        try:
-            libc = ctypes.CDLL(None, use_errno=True)
-            _subreaper = libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
-        except (OSError, AttributeError):
-            _subreaper = False
-    return _subreaper
 
 
 class BotStartError(OSError):
@@ -135,37 +118,31 @@ class BotProcess:
         *,
         line_limit: int = LINE_LIMIT,
         stderr_limit: int = STDERR_LIMIT,
-        env: dict[str, str] | None = None,
+        env: Mapping[str, str] | None = None,
+        isolation: str = "auto",
     ) -> None:
         self.name = name
+        self.argv = tuple(argv)
         self.line_limit = line_limit
         self.stderr_limit = stderr_limit
-        self.token = uuid.uuid4().hex
-        become_subreaper()
-        child_env = dict(os.environ if env is None else env)
-        child_env[TOKEN_VARIABLE] = self.token
+        self.env = dict(os.environ if env is None else env)
+        self.isolation_mode = isolation
         try:
-            self.popen = subprocess.Popen(
-                list(argv),
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                bufsize=0,
-                start_new_session=True,
-                env=child_env,
-            )
-        except OSError as e:
-            hint = " (a script needs a #! line)" if e.errno == errno.ENOEXEC else ""
-            message = f"cannot start bot {name!r} ({' '.join(argv)}): {e.strerror or e}{hint}"
-            raise BotStartError(e.errno, message) from e
-        self.pid = self.popen.pid
+            launched = _isolation.launch(self.argv, self.env, isolation)
+        except _isolation.LaunchError as e:
+            message = f"cannot start bot {name!r} ({' '.join(argv)}): {e.strerror or e}"
+            if e.errno == errno.ENOEXEC:
+                message += " (a script needs a #! line)"
+            raise BotStartError(e.errno, message) from None
+        self.pid = launched.pid  # the bot's init: our child, which its exit status comes through
+        self.isolation = launched.isolation.description
+        self.namespaces = launched.isolation.namespaces
         _started.add(self)
-        assert self.popen.stdin and self.popen.stdout and self.popen.stderr
-        self.stdin_fd: int | None = self.popen.stdin.fileno()
-        self.stdout_fd: int | None = self.popen.stdout.fileno()
-        self.stderr_fd: int | None = self.popen.stderr.fileno()
-        for fd in (self.stdin_fd, self.stdout_fd, self.stderr_fd):
-            os.set_blocking(fd, False)
+        self.stdin_fd: int | None = launched.stdin
+        self.stdout_fd: int | None = launched.stdout
+        self.stderr_fd: int | None = launched.stderr
+        self._report: int | None = launched.report
+        self._reported = launched.reported  # read from the report pipe so far
         try:
             self.pidfd: int | None = os.pidfd_open(self.pid)
         except (AttributeError, OSError):
@@ -177,31 +154,104 @@ class BotProcess:
         self._too_long_start = b""  # the first bytes of the over-long line
         self._stdin_broken = False
         self.awaiting = 0  # requests sent whose answer has not been taken yet
+        self.answered = 0  # answer lines taken: 0 until the bot has started up and answered once
+        self.games = 0  # final states sent: games this process has finished
         self.stdout_eof = False
         self.stderr_eof = False
         self.exited = False
+        self._closed_at: float | None = None  # when a closed pipe was first seen
+        self._status: int | None = None  # the bot's exit status, once known
+        self._reaped = False
         self.stderr = bytearray()
         self.stderr_dropped = 0
+
+    def respawn(self) -> BotProcess:
+        """A fresh process of the same bot, with the same limits and isolation."""
+        return BotProcess(
+            self.argv,
+            self.name,
+            line_limit=self.line_limit,
+            stderr_limit=self.stderr_limit,
+            env=self.env,
+            isolation=self.isolation_mode,
+        )
 
     # -- status ------------------------------------------------------------
 
     def returncode(self) -> int | None:
-        """The exit status (negative: killed by that signal), None while running.
+        """The bot's exit status (negative: killed by that signal), None while
+        it runs.
 
-        Peeks without reaping: the zombie keeps the pid, and so the process
-        group id, reserved until `BotGroup.close` has killed the group.
+        Peeks at its init without reaping it; the init reports the bot's own
+        status just before it exits (after killing all the bot left behind).
+        An init that died without reporting (killed) gives its own status.
         """
-        if self.popen.returncode is not None:
-            return self.popen.returncode
+        if self._status is not None:
+            return self._status
         try:
             info = os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
-        except ChildProcessError:
-            return self.popen.poll()
+        except ChildProcessError:  # reaped behind our back: only its report is left
+            self._reaped = True
+            self._status = self._reported_status()
+            if self._status is None:
+                self._status = -signal.SIGKILL
+            return self._status
         if info is None:
             return None
-        if info.si_code == os.CLD_EXITED:
-            return info.si_status
-        return -info.si_status
+        self._status = self._reported_status()
+        if self._status is None:
+            self._status = info.si_status if info.si_code == os.CLD_EXITED else -info.si_status
+        return self._status
+
+    def _reported_status(self) -> int | None:
+        """The "exit STATUS" its init reported, read once the init is gone."""
+        if self._report is not None:
+            try:
+                while chunk := os.read(self._report, 4096):
+                    self._reported += chunk
+            except BlockingIOError:
+                pass
+            os.close(self._report)
+            self._report = None
+        for line in self._reported.splitlines():
+            if line.startswith(b"exit "):
+                status = int(line.split()[1])
+                return os.waitstatus_to_exitcode(status)
+        return None
+
+    def reap(self) -> None:
+        """Wait for the init to exit and release its pid (it exits promptly
+        once asked; see `BotGroup.close`)."""
+        if self._reaped:
+            return
+        self.returncode()
+        try:
+            _, status = os.waitpid(self.pid, 0)
+        except ChildProcessError:
+            status = None
+        self._reaped = True
+        if self._status is None:
+            self._status = self._reported_status()
+        if self._status is None:
+            self._status = -signal.SIGKILL if status is None else os.waitstatus_to_exitcode(status)
+
+    def send_signal(self, sig: int) -> None:
+        """Signal the bot's init (SIGTERM: passed on to the bot and all it
+        started; SIGUSR1: kill them all). Never after it has been reaped."""
+        if not self._reaped:
+            try:
+                os.kill(self.pid, sig)
+            except ProcessLookupError:
+                pass
+
+    def kill(self) -> None:
+        """End the bot and everything it started, now, without waiting.
+
+        Under namespaces SIGKILL to the init does it (the kernel empties its
+        PID namespace); without them, the init does it on SIGUSR1 (a killed
+        init would leave the bot's escaped descendants behind).
+        """
+        self.send_signal(signal.SIGKILL if self.namespaces else signal.SIGUSR1)
 
     def exit_description(self, wait: float = 0.0) -> str:
         """How the process ended, or "still running" (waits up to `wait` s for it)."""
@@ -314,17 +364,40 @@ class BotProcess:
                 )
             if line.strip():
                 self.awaiting -= 1
+                self.answered += 1
                 return Reply(ReplyKind.LINE, line)
         if self._too_long is not None:
             return Reply(ReplyKind.TOO_LONG, self._too_long_start, self._too_long)
+        if not (self.exited or self.stdout_eof or self._stdin_broken):
+            return None  # the usual case, kept cheap: still waiting for the answer
+        if self.returncode() is None:
+            # Its exit status is the better reason, and its init reports it a
+            # moment after the pipe closes: wait for it, up to EXIT_WAIT.
+            now = time.monotonic()
+            if self._closed_at is None:
+                self._closed_at = now
+            if now - self._closed_at < EXIT_WAIT:
+                return None
+        return self.closed_reply()
+
+    def _closed(self) -> str | None:
         if self.exited or self.stdout_eof:
-            detail = self.exit_description(wait=0.05)
-            if detail == "still running":
-                detail = "closed its standard output"
-            return Reply(ReplyKind.CLOSED, detail=detail)
+            return "closed its standard output"
         if self._stdin_broken:
-            return Reply(ReplyKind.CLOSED, detail="closed its standard input")
+            return "closed its standard input"
         return None
+
+    def closed_reply(self) -> Reply | None:
+        """CLOSED with the best reason known now, if a pipe of the bot closed."""
+        closed = self._closed()
+        if closed is None:
+            return None
+        return Reply(ReplyKind.CLOSED, detail=closed if self.returncode() is None else self.exit_description())
+
+    def wake_at(self) -> float | None:
+        """When `take_reply` gives up waiting for the exit status of a bot
+        that closed a pipe (None: not waiting for it)."""
+        return None if self._closed_at is None or self._status is not None else self._closed_at + EXIT_WAIT
 
 
 class BotGroup:
@@ -334,25 +407,37 @@ class BotGroup:
         self.bots = list(bots)
         self.selector = selectors.DefaultSelector()
         self._closed = False
-        self._seen: dict[int, int] = {}  # descendant pid -> start time
+        self._asked = [0] * len(self.bots)  # requests sent to each seat in this group
+        self._last_request: list[bytes | None] = [None] * len(self.bots)
         for bot in self.bots:
-            for fd, handler in (
-                (bot.stdout_fd, bot._read_stdout),
-                (bot.stderr_fd, bot._read_stderr),
-                (bot.pidfd, lambda b=bot: self._on_exit(b)),
-            ):
-                if fd is not None and not (fd == bot.stdout_fd and bot.stdout_eof):
-                    self.selector.register(fd, selectors.EVENT_READ, (bot, handler))
-            if bot._out and bot.stdin_fd is not None:  # left unsent by a detached group
-                self.selector.register(bot.stdin_fd, selectors.EVENT_WRITE, (bot, bot._write))
+            self._register(bot)
+
+    def _register(self, bot: BotProcess) -> None:
+        for fd, handler in (
+            (bot.stdout_fd, bot._read_stdout),
+            (bot.stderr_fd, bot._read_stderr),
+            (bot.pidfd, lambda b=bot: self._on_exit(b)),
+        ):
+            if fd is not None and not (fd == bot.stdout_fd and bot.stdout_eof):
+                self.selector.register(fd, selectors.EVENT_READ, (bot, handler))
+        if bot._out and bot.stdin_fd is not None:  # left unsent by a detached group
+            self.selector.register(bot.stdin_fd, selectors.EVENT_WRITE, (bot, bot._write))
+
+    def _unregister(self, bot: BotProcess) -> None:
+        for fd in (bot.stdout_fd, bot.stderr_fd, bot.pidfd, bot.stdin_fd):
+            if fd is not None:
+                try:
+                    self.selector.unregister(fd)
+                except (KeyError, ValueError):
+                    pass
 
     @classmethod
-    def spawn(cls, commands: Sequence[tuple[Sequence[str], str]], **options: int) -> BotGroup:
+    def spawn(cls, commands: Sequence[tuple[Sequence[str], str]], isolation: str = "auto", **options: int) -> BotGroup:
         """Start every (argv, name); if one cannot start, stop those already started."""
         bots: list[BotProcess] = []
         try:
             for argv, name in commands:
-                bots.append(BotProcess(argv, name, **options))
+                bots.append(BotProcess(argv, name, isolation=isolation, **options))
         except BaseException as e:
             if isinstance(e, BotStartError):
                 e.seat = len(bots)
@@ -394,6 +479,10 @@ class BotGroup:
         bot = self.bots[seat]
         if request:
             bot.awaiting += 1
+            self._asked[seat] += 1
+            self._last_request[seat] = line
+        else:
+            bot.games += 1
         if bot.stdin_fd is None or bot._stdin_broken:
             return
         had_pending = bool(bot._out)
@@ -404,28 +493,77 @@ class BotGroup:
             if bot._out:
                 self.selector.register(bot.stdin_fd, selectors.EVENT_WRITE, (bot, bot._write))
 
-    def replies(self, seats: Iterable[int], timeout: float) -> Iterator[tuple[int, Reply]]:
+    def replies(
+        self, seats: Iterable[int], timeout: float | Mapping[int, float], startup: Mapping[int, float] | None = None
+    ) -> Iterator[tuple[int, Reply]]:
         """Each seat's next reply as soon as it is known; TIMEOUT for those
-        still silent `timeout` seconds from now. The caller may stop early."""
-        deadline = time.monotonic() + timeout
+        still silent past their limit: `timeout` seconds from now, one limit
+        for all or one per seat. The caller may stop early.
+
+        A bot that has finished a game on this process and closes before
+        answering its first state here is not at fault (a bot may exit after
+        the end, as the original driver starts one process per game): it is
+        restarted, asked again, and given its limit anew plus its `startup`
+        allowance (seconds per seat), since a new process starts up again.
+        """
+        start = time.monotonic()
         waiting = sorted(seats)
+        limits = timeout if isinstance(timeout, Mapping) else dict.fromkeys(waiting, timeout)
+        deadlines = {seat: start + limits[seat] for seat in waiting}
         while waiting:
             still = []
             for seat in waiting:
                 reply = self.bots[seat].take_reply()
                 if reply is None:
                     still.append(seat)
-                else:
-                    yield seat, reply
+                    continue
+                if reply.kind is ReplyKind.CLOSED and self._restartable(seat):
+                    failed = self._restart(seat)
+                    if failed is None:
+                        deadlines[seat] = time.monotonic() + limits[seat] + (startup or {}).get(seat, 0.0)
+                        still.append(seat)
+                        continue
+                    reply = failed
+                yield seat, reply
             waiting = still
             if not waiting:
                 return
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                for seat in waiting:
-                    yield seat, Reply(ReplyKind.TIMEOUT, detail=f"no answer within {timeout:g} s")
-                return
-            self._poll(remaining)
+            now = time.monotonic()
+            late = [seat for seat in waiting if deadlines[seat] <= now]
+            for seat in late:
+                closed = self.bots[seat].closed_reply()
+                yield seat, closed or Reply(ReplyKind.TIMEOUT, detail=f"no answer within {limits[seat]:g} s")
+            if late:
+                waiting = [seat for seat in waiting if seat not in late]
+                if not waiting:
+                    return
+            wake = min(deadlines[seat] for seat in waiting)
+            for seat in waiting:  # a bot that closed a pipe: its exit status is awaited
+                at = self.bots[seat].wake_at()
+                if at is not None:
+                    wake = min(wake, at if self.bots[seat].pidfd is not None else now + 0.01)
+            self._poll(wake - now)
+
+    def _restartable(self, seat: int) -> bool:
+        bot = self.bots[seat]
+        return bot.games > 0 and self._asked[seat] == 1 and bot.awaiting == 1
+
+    def _restart(self, seat: int) -> Reply | None:
+        """Replace the seat's process by a fresh one and send it the request
+        again; a CLOSED reply saying why if it cannot start."""
+        old = self.bots[seat]
+        self._unregister(old)
+        BotGroup([old]).close(exit_grace=0.05, term_grace=0.2)
+        try:
+            new = old.respawn()
+        except BotStartError as e:
+            return Reply(ReplyKind.CLOSED, detail=f"exited after its last game and could not be restarted: {e.strerror}")
+        self.bots[seat] = new
+        self._register(new)
+        line = self._last_request[seat]
+        assert line is not None
+        self.send(seat, line)
+        return None
 
     # -- shutdown ----------------------------------------------------------
 
@@ -436,7 +574,8 @@ class BotGroup:
         Output queued for them is flushed for up to `flush` seconds (the rest
         stays queued for the next group), and what they have already written
         is read, so that `BotProcess.reusable` tells the truth. The caller
-        owns the bots from now on and must close them in the end.
+        owns the bots from now on (`bots` may hold processes restarted
+        during the game) and must close them in the end.
         """
         if self._closed:
             return self.bots
@@ -465,14 +604,19 @@ class BotGroup:
         try:
             self._flush_and_close_stdin(min(exit_grace, 0.1))
             self._wait_exits(exit_grace)
-            left = self._descendants()
-            if left or any(b.returncode() is None for b in self.bots):
-                self._signal_all(signal.SIGTERM, left)
+            if any(b.returncode() is None for b in self.bots):
+                for bot in self.bots:
+                    bot.send_signal(signal.SIGTERM)
                 self._wait_exits(term_grace)
-                self._kill_and_reap()
+                for bot in self.bots:
+                    if bot.returncode() is None:
+                        bot.kill()
+                self._wait_exits(_KILL_GRACE)
+                for bot in self.bots:  # an init that did not obey: its own end
+                    if bot.returncode() is None:
+                        bot.send_signal(signal.SIGKILL)
             for bot in self.bots:
-                if bot.returncode() is not None:
-                    bot.popen.wait()  # reaps at once
+                bot.reap()
             self._drain_stderr(0.1)
         finally:
             self._release()
@@ -489,15 +633,11 @@ class BotGroup:
                 if bot._out:
                     self.selector.unregister(bot.stdin_fd)
                     bot._out.clear()
+                os.close(bot.stdin_fd)
                 bot.stdin_fd = None
-                assert bot.popen.stdin
-                try:
-                    bot.popen.stdin.close()
-                except OSError:
-                    pass
 
     def _wait_exits(self, grace: float) -> None:
-        """Serve pipes until every bot's main process has exited, at most `grace` s."""
+        """Serve pipes until every bot's init has exited, at most `grace` s."""
         deadline = time.monotonic() + grace
         while True:
             alive = [b for b in self.bots if not b.exited and b.returncode() is None]
@@ -510,45 +650,6 @@ class BotGroup:
                 remaining = min(remaining, 0.01)  # no pidfd: poll the exit status
             self._poll(remaining)
 
-    def _signal_all(self, sig: int, descendants: dict[int, int]) -> None:
-        # The bots are not reaped yet, so their pids (and group ids) are still ours.
-        for bot in self.bots:
-            _kill(bot.pid, sig)
-            _killpg(bot.pid, sig)
-        for pid in descendants:
-            _kill(pid, sig)
-
-    def _kill_and_reap(self) -> None:
-        """SIGKILL whatever is left, reap the bots and their reparented
-        descendants, until no process of any bot remains (at most ~2 s)."""
-        deadline = time.monotonic() + 2.0
-        self._signal_all(signal.SIGKILL, self._descendants())
-        me = os.getpid()
-        # Bots stay unreaped until their descendants are gone: a zombie keeps
-        # its pid, so a group id we match on cannot be someone else's yet.
-        while True:
-            left = self._descendants()
-            if not left or time.monotonic() > deadline:
-                break
-            for pid, ppid in left.items():
-                _kill(pid, signal.SIGKILL)
-                if ppid == me:
-                    try:
-                        os.waitpid(pid, os.WNOHANG)
-                    except ChildProcessError:
-                        pass
-            time.sleep(0.001)
-        for bot in self.bots:
-            try:
-                bot.popen.wait(max(deadline - time.monotonic(), 0.05))
-            except subprocess.TimeoutExpired:
-                pass
-
-    def _descendants(self) -> dict[int, int]:
-        """Live or zombie processes (pid -> ppid) started by our bots, other
-        than the bots themselves (see `_descendants_of`)."""
-        return _descendants_of(self.bots, self._seen)
-
     def _drain_stderr(self, grace: float) -> None:
         deadline = time.monotonic() + grace
         while any(b.stderr_fd is not None for b in self.bots):
@@ -559,16 +660,14 @@ class BotGroup:
 
     def _release(self) -> None:
         for bot in self.bots:
-            if bot.pidfd is not None:
-                os.close(bot.pidfd)
-                bot.pidfd = None
-            for stream in (bot.popen.stdin, bot.popen.stdout, bot.popen.stderr):
-                if stream is not None:
+            for name in ("pidfd", "stdin_fd", "stdout_fd", "stderr_fd", "_report"):
+                fd = getattr(bot, name)
+                if fd is not None:
                     try:
-                        stream.close()
+                        os.close(fd)
                     except OSError:
                         pass
-            bot.stdin_fd = bot.stdout_fd = bot.stderr_fd = None
+                    setattr(bot, name, None)
         self.selector.close()
 
     def __enter__(self) -> BotGroup:
@@ -578,103 +677,20 @@ class BotGroup:
         self.close()
 
 
-def _descendants_of(bots: Sequence[BotProcess], seen: dict[int, int]) -> dict[int, int]:
-    """Live or zombie processes (pid -> ppid) started by `bots`, other than
-    the bots themselves: members of their sessions or groups, their
-    descendants, our reparented orphans carrying a bot's token, and any
-    process in `seen` (pid -> start time, updated here: a zombie's
-    environment can no longer be read, but it still has to be reaped)."""
-    bot_pids = {b.pid for b in bots}
-    tokens = {b.token.encode() for b in bots}
-    table = _process_table()
-    me = os.getpid()
-    children: dict[int, list[int]] = {}
-    for pid, (ppid, *_rest) in table.items():
-        children.setdefault(ppid, []).append(pid)
-    found: set[int] = set()
-    stack = [p for p in bot_pids if p in table]
-    for pid, (ppid, pgrp, sid, start) in table.items():
-        if pid in bot_pids:
-            continue
-        if (
-            seen.get(pid) == start
-            or pgrp in bot_pids
-            or sid in bot_pids
-            or (ppid == me and _environ_has_token(pid, tokens))
-        ):
-            found.add(pid)
-            stack.append(pid)
-    while stack:  # and everything below them
-        for child in children.get(stack.pop(), ()):
-            if child not in found and child not in bot_pids:
-                found.add(child)
-                stack.append(child)
-    for pid in found:
-        seen[pid] = table[pid][3]
-    return {pid: table[pid][0] for pid in found}
-
+_KILL_GRACE = 2.0
+"""Seconds an init gets to kill and reap everything before it is killed itself."""
 
 _started: weakref.WeakSet[BotProcess] = weakref.WeakSet()
 """Every bot this process started: what `kill_started_bots` ends."""
 
 
 def kill_started_bots() -> None:
-    """SIGKILL every bot this process started and has not reaped, and all
-    their processes, without waiting.
+    """End every bot this process started and has not reaped, and all their
+    processes, without waiting.
 
     For a process that must end now (a tournament worker told to stop):
     closing each game's bots in turn would wait out their grace periods.
-    Reaped bots are skipped, since their pid may now be another process's.
+    (Its death alone would do it too, a moment later: see driver.isolation.)
     """
-    bots = [b for b in list(_started) if b.popen.returncode is None]
-    for pid in _descendants_of(bots, {}):
-        _kill(pid, signal.SIGKILL)
-    for bot in bots:
-        _kill(bot.pid, signal.SIGKILL)
-        _killpg(bot.pid, signal.SIGKILL)
-
-
-def _kill(pid: int, sig: int) -> None:
-    try:
-        os.kill(pid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-def _killpg(pgid: int, sig: int) -> None:
-    try:
-        os.killpg(pgid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-def _process_table() -> dict[int, tuple[int, int, int, int]]:
-    """pid -> (ppid, process group, session, start time) of every process we can see."""
-    table: dict[int, tuple[int, int, int, int]] = {}
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return table
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        # The command name may hold spaces and parentheses: split after the last ')'.
-        fields = stat[stat.rfind(b")") + 2 :].split()
-        if len(fields) >= 20:
-            table[int(entry)] = (int(fields[1]), int(fields[2]), int(fields[3]), int(fields[19]))
-    return table
-
-
-def _environ_has_token(pid: int, tokens: set[bytes]) -> bool:
-    try:
-        with open(f"/proc/{pid}/environ", "rb") as f:
-            environ = f.read()
-    except OSError:
-        return False
-    prefix = TOKEN_VARIABLE.encode() + b"="
-    return any(prefix + token in environ for token in tokens)
+    for bot in list(_started):
+        bot.kill()

@@ -3,8 +3,22 @@
  *
  * Why C: the engine is the inner loop of every search bot and of the
  * genetic algorithm, so a state is a fixed-size struct of small ints
- * (no Python objects inside) that copies with one memcpy, and whole
- * games can be played out without returning to Python.
+ * that copies with one memcpy, and whole games can be played out
+ * without returning to Python.
+ *
+ * Coins are exact integers of any size, as in the original (Racket's
+ * integers are unbounded, and Magic Bean Stock compounds a purse past
+ * 2**64 in long games: 1.65e25 coins after 200 days). A purse or a
+ * hidden investment lives in an int64 while it fits, which is every
+ * purse of every ordinary game; beyond INT64_MAX it lives in a Python
+ * int held by the state (Player.big, State.big_invest), and the int64
+ * holds the sentinel BIG (INT64_MAX), so that the many comparisons
+ * with a card's cost need no special case. The representation is
+ * canonical (a value that fits is never held as a Python int), so equal
+ * values have equal states and equal keys. Only the few operations that
+ * can grow or compare purses (income, investments, buys, a Shield of
+ * Greed's coin) go through the coins_* helpers below; each takes the
+ * int64 fast path unless a value is big or the result would overflow.
  *
  * The Python face is protocol/engine.py, which subclasses Game, adds
  * from_wire and the wire conversions of moves; the semantics follow the
@@ -20,7 +34,13 @@
 #define MAXC 81          /* 80 shop cards (base set, 4 players) + the Stipend */
 #define PASS (-1)
 #define NO_CHOICE (-2)
-#define COIN_CAP (INT64_C(1) << 62) /* coins saturate here (Magic Bean Stock compounds) */
+#define BIG INT64_MAX    /* the int64 of a purse or investment held as a Python int */
+/* Below this, no move can take any purse past INT64_MAX: one day's income
+   multiplies a purse by at most (4/3)**4 (a player holds at most the 4
+   Magic Bean Stocks of a 4-player shop) plus a few coins, and a move brings
+   at most one income and one fight. (A state built by hand with more beans
+   can cross it in one move; only a MemoryError there would go unrestored.) */
+#define NEAR_BIG (INT64_C(1) << 60)
 #define MAX_SHOP_ID(s) ((s)->base ? 13 : 8)
 
 enum { INVESTING = 0, ATTACKING = 1, DEFENDING = 2, BUY = 3, END = 4, FAULT = 5 };
@@ -60,7 +80,8 @@ static const CardInfo CARDS[NCARDS] = {
 /* ------------------------------------------------------------------ state */
 
 typedef struct {
-    int64_t coins;
+    int64_t coins;           /* exact if big is NULL, else BIG */
+    PyObject *big;           /* coins beyond INT64_MAX: a Python int (owned), else NULL */
     int32_t buys;
     int32_t n;               /* number of cards; 0 = eliminated */
     uint8_t id[MAXC];
@@ -78,11 +99,194 @@ typedef struct {
     uint8_t eligible;        /* DEFENDING: players able to defend this fight */
     int16_t def_card[MAXP];  /* DEFENDING: the card each defender chose, -1 */
     int16_t buy_choice[MAXP];/* BUY: hidden choice, PASS or a card id, NO_CHOICE */
-    int32_t max_days, days_played;
-    int64_t invest[MAXP];    /* INVESTING: hidden investments */
+    uint8_t failed;          /* a Python call failed (MemoryError) during the current step */
+    int64_t max_days, days_played;
+    int64_t invest[MAXP];    /* INVESTING: hidden investments; BIG if big_invest is set */
+    PyObject *big_invest[MAXP]; /* investments beyond INT64_MAX (owned), else NULL */
     int32_t shop[NCARDS], removed[NCARDS], lost[NCARDS];
     Player pl[MAXP];
 } State;
+
+/* ------------------------------------------------------------------ exact coins */
+
+/* A number held as (int64 v, Python int big): the value is big if set, else v.
+   Each helper is an inline int64 fast path with its Python-int path kept
+   out of line (SLOW), so that playouts pay one predictable branch. */
+#define SLOW __attribute__((noinline, cold))
+
+/* Its exact value, as a new reference (NULL on MemoryError). */
+static PyObject *num_obj(int64_t v, PyObject *big)
+{
+    return big ? Py_NewRef(big) : PyLong_FromLongLong(v);
+}
+
+/* Stores the non-negative Python int `obj` (reference stolen) canonically:
+   inline if it fits, else as the Python int with v = BIG. A NULL `obj` (a
+   failed Python call) leaves the number as it was and marks the step failed. */
+static SLOW void num_store(State *s, int64_t *v, PyObject **big, PyObject *obj)
+{
+    if (!obj) {
+        s->failed = 1;
+        return;
+    }
+    int overflow;
+    long long x = PyLong_AsLongLongAndOverflow(obj, &overflow);
+    if (x == -1 && PyErr_Occurred()) {
+        Py_DECREF(obj);
+        s->failed = 1;
+    } else if (overflow) {
+        *v = BIG;
+        Py_XSETREF(*big, obj);
+    } else {
+        *v = x;
+        Py_CLEAR(*big);
+        Py_DECREF(obj);
+    }
+}
+
+/* value += d, for a small d >= 0. */
+static SLOW void coins_add_slow(State *s, int64_t *v, PyObject **big, int64_t d)
+{
+    PyObject *a = num_obj(*v, *big), *b = a ? PyLong_FromLongLong(d) : NULL;
+    PyObject *sum = b ? PyNumber_Add(a, b) : NULL;
+    Py_XDECREF(a);
+    Py_XDECREF(b);
+    num_store(s, v, big, sum);
+}
+
+static inline void coins_add(State *s, int64_t *v, PyObject **big, int64_t d)
+{
+    int64_t r;
+    if (!*big && !__builtin_add_overflow(*v, d, &r))
+        *v = r;
+    else
+        coins_add_slow(s, v, big, d);
+}
+
+/* value += value // 3: Magic Bean Stock. */
+static SLOW void coins_bean_slow(State *s, int64_t *v, PyObject **big)
+{
+    PyObject *a = num_obj(*v, *big), *three = a ? PyLong_FromLong(3) : NULL;
+    PyObject *q = three ? PyNumber_FloorDivide(a, three) : NULL;
+    PyObject *sum = q ? PyNumber_Add(a, q) : NULL;
+    Py_XDECREF(a);
+    Py_XDECREF(three);
+    Py_XDECREF(q);
+    num_store(s, v, big, sum);
+}
+
+static inline void coins_bean(State *s, int64_t *v, PyObject **big)
+{
+    int64_t r;
+    if (!*big && !__builtin_add_overflow(*v, *v / 3, &r))
+        *v = r;
+    else
+        coins_bean_slow(s, v, big);
+}
+
+/* value -= (dv, dbig), which the caller knows is at most value. */
+static SLOW void coins_sub_slow(State *s, int64_t *v, PyObject **big, int64_t dv, PyObject *dbig)
+{
+    PyObject *a = num_obj(*v, *big), *b = a ? num_obj(dv, dbig) : NULL;
+    PyObject *diff = b ? PyNumber_Subtract(a, b) : NULL;
+    Py_XDECREF(a);
+    Py_XDECREF(b);
+    num_store(s, v, big, diff);
+}
+
+static inline void coins_sub(State *s, int64_t *v, PyObject **big, int64_t dv, PyObject *dbig)
+{
+    if (!*big && !dbig)
+        *v -= dv;
+    else
+        coins_sub_slow(s, v, big, dv, dbig);
+}
+
+/* -1, 0 or 1 as a < b, a == b, a > b, exactly. A big value exceeds every
+   int64 (canonical form), and comparing two Python ints cannot fail. */
+static SLOW int num_cmp_slow(int64_t a, PyObject *abig, int64_t b, PyObject *bbig)
+{
+    if (!bbig)
+        return 1;
+    if (!abig)
+        return -1;
+    if (PyObject_RichCompareBool(abig, bbig, Py_GT) > 0)
+        return 1;
+    return PyObject_RichCompareBool(abig, bbig, Py_LT) > 0 ? -1 : 0;
+}
+
+static inline int num_cmp(int64_t a, PyObject *abig, int64_t b, PyObject *bbig)
+{
+    if (!abig && !bbig)
+        return (a > b) - (a < b);
+    return num_cmp_slow(a, abig, b, bbig);
+}
+
+/* Whether (v, big) is a valid non-negative number in canonical form. */
+static int num_canonical(int64_t v, PyObject *big)
+{
+    if (!big)
+        return v >= 0;
+    if (v != BIG || !PyLong_CheckExact(big))
+        return 0;
+    int overflow;
+    long long x = PyLong_AsLongLongAndOverflow(big, &overflow);
+    (void)x;
+    return overflow > 0;
+}
+
+static SLOW void clear_big_investments(State *s)
+{
+    for (int p = 0; p < MAXP; p++)
+        Py_CLEAR(s->big_invest[p]);
+}
+
+static inline void clear_investments(State *s)
+{
+    memset(s->invest, 0, sizeof s->invest);
+    if ((uintptr_t)s->big_invest[0] | (uintptr_t)s->big_invest[1] | (uintptr_t)s->big_invest[2] |
+        (uintptr_t)s->big_invest[3])
+        clear_big_investments(s);
+}
+
+static inline int has_big(const State *s)
+{
+    uintptr_t any = 0;
+    for (int p = 0; p < MAXP; p++)
+        any |= (uintptr_t)s->pl[p].big | (uintptr_t)s->big_invest[p];
+    return any != 0;
+}
+
+/* A state copied with memcpy shares the Python ints: take references. */
+static void state_incref(State *s)
+{
+    if (!has_big(s))
+        return;
+    for (int p = 0; p < MAXP; p++) {
+        Py_XINCREF(s->pl[p].big);
+        Py_XINCREF(s->big_invest[p]);
+    }
+}
+
+static void state_release(State *s)
+{
+    if (!has_big(s))
+        return;
+    for (int p = 0; p < MAXP; p++) {
+        Py_CLEAR(s->pl[p].big);
+        Py_CLEAR(s->big_invest[p]);
+    }
+}
+
+/* Whether this move may need Python ints (see NEAR_BIG): only then does
+   Game.play keep a copy to restore if a Python call fails. */
+static int near_big(const State *s)
+{
+    for (int p = 0; p < s->np; p++)
+        if (s->pl[p].coins >= NEAR_BIG)
+            return 1;
+    return 0;
+}
 
 /* ------------------------------------------------------------------ rules */
 
@@ -162,6 +366,7 @@ static void eliminate(State *s, Player *p)
             s->removed[p->id[i]]++;
     p->n = 0;
     p->coins = 0;
+    Py_CLEAR(p->big);
     p->buys = 0;
 }
 
@@ -205,18 +410,14 @@ static void end_game(State *s, int w)
     s->next_def = -1;
     s->answered = 0;
     s->eligible = 0;
+    clear_investments(s);
     for (int p = 0; p < MAXP; p++) {
-        s->invest[p] = 0;
         s->buy_choice[p] = NO_CHOICE;
         s->def_card[p] = -1;
     }
 }
 
-static int64_t add_coins(int64_t c, int64_t d)
-{
-    c += d;
-    return c > COIN_CAP ? COIN_CAP : c;
-}
+#define SAFE_BEAN ((INT64_C(1) << 61) - 8)
 
 static void income(State *s)
 {
@@ -225,19 +426,35 @@ static void income(State *s)
         Player *pl = &s->pl[p];
         if (pl->n == 0) {
             pl->coins = 0;
+            Py_CLEAR(pl->big);
             pl->buys = 0;
             continue;
         }
-        int64_t c = pl->coins;
         int32_t b = pl->buys + 1;
-        for (int i = 0; i < pl->n; i++) {
+        int i = 0;
+        if (!pl->big && pl->coins < SAFE_BEAN) {
+            /* Plain int64: a bean is applied only under SAFE_BEAN, which
+               keeps the purse under 2**62, and the other cards add at most
+               4 coins each. */
+            int64_t c = pl->coins;
+            for (; i < pl->n; i++) {
+                const CardInfo *ci = &CARDS[pl->id[i]];
+                if (ci->bean && c >= SAFE_BEAN)
+                    break; /* this card and the rest, below, checked */
+                c += ci->coins[day];
+                if (ci->bean)
+                    c += c / 3;
+                b += ci->buys[day];
+            }
+            pl->coins = c;
+        }
+        for (; i < pl->n; i++) {
             const CardInfo *ci = &CARDS[pl->id[i]];
-            c = add_coins(c, ci->coins[day]);
+            coins_add(s, &pl->coins, &pl->big, ci->coins[day]);
             if (ci->bean)
-                c = add_coins(c, c / 3);
+                coins_bean(s, &pl->coins, &pl->big);
             b += ci->buys[day];
         }
-        pl->coins = c;
         pl->buys = b;
     }
 }
@@ -248,8 +465,7 @@ static void start_investing(State *s)
     s->answered = 0;
     s->attacker = -1;
     s->attacker_card = -1;
-    for (int p = 0; p < MAXP; p++)
-        s->invest[p] = 0;
+    clear_investments(s);
 }
 
 /* Income then investing, or END when max_days days are complete. */
@@ -326,20 +542,19 @@ static void next_attack(State *s)
 
 static void resolve_investments(State *s)
 {
-    int64_t best = -1;
-    int att = -1;
+    int best = -1, att = -1;
     for (int p = 0; p < s->np; p++) {
-        int64_t v = s->invest[p];
-        s->pl[p].coins -= v;
-        if (v > best) {
-            best = v;
+        Player *pl = &s->pl[p];
+        coins_sub(s, &pl->coins, &pl->big, s->invest[p], s->big_invest[p]);
+        int c = best < 0 ? 1 : num_cmp(s->invest[p], s->big_invest[p], s->invest[best], s->big_invest[best]);
+        if (c > 0) {
+            best = p;
             att = p;
-        } else if (v == best) {
+        } else if (c == 0) {
             att = -1;
         }
     }
-    for (int p = 0; p < MAXP; p++)
-        s->invest[p] = 0;
+    clear_investments(s);
     s->answered = 0;
     if (att < 0) {
         start_buy(s);
@@ -379,7 +594,8 @@ static void fight(State *s)
         Player *d = &s->pl[j];
         int ci = (s->eligible & (1u << j)) ? s->def_card[j] : 0;
         const CardInfo *dcard = &CARDS[d->id[ci]];
-        d->coins = add_coins(d->coins, dcard->defend_coins);
+        if (dcard->defend_coins)
+            coins_add(s, &d->coins, &d->big, dcard->defend_coins);
         if (dcard->def < 0)
             eliminate(s, d);
         else if (acard->atk > dcard->def)
@@ -412,7 +628,7 @@ static void resolve_buys(State *s)
             continue;
         }
         pl->buys--;
-        pl->coins -= CARDS[c].cost;
+        coins_sub(s, &pl->coins, &pl->big, CARDS[c].cost, NULL);
         if (k[c] <= s->shop[c] && pl->n < MAXC) {
             pl->id[pl->n] = (uint8_t)c;
             pl->uses[pl->n] = 0;
@@ -461,7 +677,8 @@ static unsigned pending_mask(const State *s)
     }
 }
 
-static void state_init(State *s, int np, int base, int max_days)
+/* `s` must hold no Python ints (fresh, or released). */
+static void state_init(State *s, int np, int base, int64_t max_days)
 {
     memset(s, 0, sizeof *s);
     s->np = (uint8_t)np;
@@ -492,8 +709,11 @@ static const char BAD_MOVE[] = "bad move";
 static const char NOT_PENDING[] = "player is not expected to move";
 static const char GAME_OVER[] = "the game is over";
 
-/* Apply a move; returns NULL when legal, else the reason (state unchanged). */
-static const char *apply_move(State *s, int p, int64_t move)
+/* Apply a move; returns NULL when legal, else the reason (state unchanged).
+   A move beyond int64 comes as move = INT64_MAX (or INT64_MIN) with the exact
+   value in `big` (borrowed; NULL otherwise): only an investment can use it.
+   If a Python call fails on the way (MemoryError), s->failed is set. */
+static const char *apply_move(State *s, int p, int64_t move, PyObject *big)
 {
     if (s->phase == END || s->phase == FAULT)
         return GAME_OVER;
@@ -504,9 +724,11 @@ static const char *apply_move(State *s, int p, int64_t move)
     case INVESTING:
         if (move < 0)
             return BAD_MOVE;
-        if (move > pl->coins)
+        if (!big && !pl->big ? move > pl->coins : num_cmp_slow(move, big, pl->coins, pl->big) > 0)
             return "player attempted to invest more coins than they have";
         s->invest[p] = move;
+        if (big) /* the slot is empty: cleared when the round began */
+            s->big_invest[p] = Py_NewRef(big);
         s->answered |= (uint8_t)(1u << p);
         if (!pending_mask(s))
             resolve_investments(s);
@@ -592,15 +814,67 @@ static inline uint64_t rng_below(uint64_t *x, uint64_t n)
 
 /* ------------------------------------------------------------------ policies */
 
+/* A policy's move: v, or BIG with the value in `big` (owned) when it is an
+   investment beyond int64. Returned by value (two registers). */
+typedef struct {
+    int64_t v;
+    PyObject *big;
+} Move;
+
+#define MOVE(x) ((Move){(x), NULL})
+
+/* A move computed as a Python int (reference stolen). A failed Python call
+   gives the move 0 (always legal where moves are computed) and marks the
+   step failed. */
+static SLOW Move move_of(State *s, PyObject *obj)
+{
+    Move m = {0, NULL};
+    num_store(s, &m.v, &m.big, obj);
+    return m;
+}
+
+/* Uniform in 0..top for a purse `top` beyond int64: 64 more random bits
+   than top has, reduced modulo top + 1 (bias below 2**-64), so that the
+   random policy stays uniform over legal_moves however rich the player. */
+static SLOW Move random_big_investment(State *s, uint64_t *rng, PyObject *top)
+{
+    PyObject *one = PyLong_FromLong(1), *n = NULL, *bits = NULL, *r = NULL, *shift = NULL, *m = NULL;
+    if (!one || !(n = PyNumber_Add(top, one)) || !(bits = PyObject_CallMethod(n, "bit_length", NULL)) ||
+        !(shift = PyLong_FromLong(64)))
+        goto done;
+    long words = PyLong_AsLong(bits) / 64 + 2;
+    if (!(r = PyLong_FromLong(0)))
+        goto done;
+    for (long k = 0; k < words; k++) {
+        PyObject *w = PyLong_FromUnsignedLongLong(rng_next(rng)), *t = NULL;
+        if (w && (t = PyNumber_Lshift(r, shift)))
+            Py_SETREF(t, PyNumber_Or(t, w));
+        Py_XDECREF(w);
+        Py_SETREF(r, t);
+        if (!r)
+            goto done;
+    }
+    m = PyNumber_Remainder(r, n);
+done:
+    Py_XDECREF(one);
+    Py_XDECREF(n);
+    Py_XDECREF(bits);
+    Py_XDECREF(r);
+    Py_XDECREF(shift);
+    return move_of(s, m);
+}
+
 /* Uniform over legal_moves(p), without building the list. */
-static int64_t random_move(const State *s, int p, uint64_t *rng)
+static Move random_move(State *s, int p, uint64_t *rng)
 {
     const Player *pl = &s->pl[p];
     int opts[MAXC + NCARDS];
     int n = 0;
     switch (s->phase) {
     case INVESTING:
-        return (int64_t)rng_below(rng, (uint64_t)pl->coins + 1);
+        if (pl->big)
+            return random_big_investment(s, rng, pl->big);
+        return MOVE((int64_t)rng_below(rng, (uint64_t)pl->coins + 1));
     case ATTACKING:
         opts[n++] = 0;
         for (int i = 0; i < pl->n; i++)
@@ -619,7 +893,7 @@ static int64_t random_move(const State *s, int p, uint64_t *rng)
                 opts[n++] = c;
         break;
     }
-    return opts[rng_below(rng, (uint64_t)n)];
+    return MOVE(opts[rng_below(rng, (uint64_t)n)]);
 }
 
 /* Would card `c` (attacking) make every possible defending card of every
@@ -663,7 +937,7 @@ static const int BUY_ORDER[] = {2, 13, 8, 11, 7, 6, 12, 10, 1, 3, 9, 4, 5};
  *   two heuristic players do not mirror each other into a draw.
  */
 #define EXPLORE 16
-static int64_t heuristic_move(const State *s, int p, uint64_t *rng)
+static Move heuristic_move(State *s, int p, uint64_t *rng)
 {
     if (rng_below(rng, EXPLORE) == 0)
         return random_move(s, p, rng);
@@ -675,12 +949,22 @@ static int64_t heuristic_move(const State *s, int p, uint64_t *rng)
             if (CARDS[pl->id[i]].attacks > 0 && sure_attack(s, p, pl->id[i]))
                 good = 1;
         if (!good)
-            return 0;
-        int64_t richest = 0;
+            return MOVE(0);
+        int richest = -1; /* the richest opponent, compared exactly */
         for (int j = 0; j < s->np; j++)
-            if (j != p && s->pl[j].coins > richest)
-                richest = s->pl[j].coins;
-        return richest + 1 <= pl->coins ? richest + 1 : 0;
+            if (j != p && (richest < 0 || num_cmp(s->pl[j].coins, s->pl[j].big, s->pl[richest].coins,
+                                                  s->pl[richest].big) > 0))
+                richest = j;
+        const Player *r = &s->pl[richest];
+        if (num_cmp(r->coins, r->big, pl->coins, pl->big) >= 0)
+            return MOVE(0); /* cannot outbid them */
+        if (!r->big && r->coins < INT64_MAX)
+            return MOVE(r->coins + 1);
+        PyObject *rich = num_obj(r->coins, r->big), *one = rich ? PyLong_FromLong(1) : NULL;
+        PyObject *outbid = one ? PyNumber_Add(rich, one) : NULL;
+        Py_XDECREF(rich);
+        Py_XDECREF(one);
+        return move_of(s, outbid);
     }
     case ATTACKING: {
         int best = 0, best_atk = -1;
@@ -690,7 +974,7 @@ static int64_t heuristic_move(const State *s, int p, uint64_t *rng)
                 best = i;
                 best_atk = CARDS[pl->id[i]].atk;
             }
-        return best;
+        return MOVE(best);
     }
     case DEFENDING: {
         const CardInfo *ac = &CARDS[s->pl[s->attacker].id[s->attacker_card]];
@@ -707,7 +991,7 @@ static int64_t heuristic_move(const State *s, int p, uint64_t *rng)
                 best_score = score;
             }
         }
-        return best;
+        return MOVE(best);
     }
     case BUY: {
         int has_def = 0;
@@ -722,17 +1006,17 @@ static int64_t heuristic_move(const State *s, int p, uint64_t *rng)
                     best_def = CARDS[c].def;
                 }
             if (best != PASS)
-                return best;
+                return MOVE(best);
         }
         for (size_t k = 0; k < sizeof BUY_ORDER / sizeof BUY_ORDER[0]; k++) {
             int c = BUY_ORDER[k];
             if (in_shop(s, c) && s->shop[c] > 0 && CARDS[c].cost <= pl->coins)
-                return c;
+                return MOVE(c);
         }
-        return PASS;
+        return MOVE(PASS);
     }
     }
-    return 0;
+    return MOVE(0);
 }
 
 /* Play to the end; policies[p] is 0 (random) or 1 (heuristic). */
@@ -744,8 +1028,14 @@ static uint64_t run_playout(State *s, uint64_t seed, const int *policies)
         if (!m) /* cannot happen in a valid state; never spin */
             break;
         int p = __builtin_ctz(m);
-        int64_t mv = policies[p] ? heuristic_move(s, p, &rng) : random_move(s, p, &rng);
-        if (apply_move(s, p, mv)) /* cannot happen: both policies play legal moves */
+        Move mv = policies[p] ? heuristic_move(s, p, &rng) : random_move(s, p, &rng);
+        /* An illegal move cannot happen (both policies play legal moves).
+           A failed Python call (s->failed, checked by the caller at the end)
+           leaves a number unchanged and play goes on: no check per move. */
+        const char *refused = apply_move(s, p, mv.v, mv.big);
+        if (mv.big)
+            Py_DECREF(mv.big);
+        if (refused)
             break;
         n++;
     }
@@ -772,14 +1062,16 @@ static const char *state_invalid(const State *s)
     for (int p = 0; p < MAXP; p++) {
         const Player *pl = &s->pl[p];
         if (p >= s->np) {
-            if (pl->n)
-                return "cards for a player not in the game";
+            if (pl->n || pl->coins || pl->big || s->invest[p] || s->big_invest[p])
+                return "cards or coins for a player not in the game";
             continue;
         }
         if (pl->n < 0 || pl->n + total > MAXC)
             return "too many cards";
-        if (pl->coins < 0 || pl->coins > COIN_CAP || pl->buys < 0 || pl->buys > INT32_MAX / 2)
+        if (pl->coins < 0 || pl->buys < 0 || pl->buys > INT32_MAX / 2)
             return "coins or buys out of range";
+        if (!num_canonical(pl->coins, pl->big))
+            return "coins not held canonically";
         for (int i = 0; i < pl->n; i++)
             if (pl->id[i] != 0 && !in_shop(s, pl->id[i]))
                 return "a card outside the set";
@@ -789,7 +1081,10 @@ static const char *state_invalid(const State *s)
         return "answers from players not in the game";
     for (int p = 0; p < s->np; p++) {
         int answered = (s->answered >> p) & 1;
-        if (s->phase == INVESTING && answered && (s->invest[p] < 0 || s->invest[p] > s->pl[p].coins))
+        if (!num_canonical(s->invest[p], s->big_invest[p]))
+            return "hidden investment not held canonically";
+        if (s->phase == INVESTING && answered &&
+            (s->invest[p] < 0 || num_cmp(s->invest[p], s->big_invest[p], s->pl[p].coins, s->pl[p].big) > 0))
             return "hidden investment out of range";
         if (s->phase == BUY && answered) {
             int c = s->buy_choice[p];
@@ -881,17 +1176,19 @@ static GameObject *new_game(PyTypeObject *type)
 static int Game_init(GameObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"n_players", "base", "max_days", NULL};
-    int np, base = 0, max_days = 100;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "i|pi", kwlist, &np, &base, &max_days))
+    int np, base = 0;
+    long long max_days = 100;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "i|pL", kwlist, &np, &base, &max_days))
         return -1;
     if (np < 2 || np > MAXP) {
         PyErr_Format(PyExc_ValueError, "n_players must be 2 to 4, not %d", np);
         return -1;
     }
     if (max_days < 0) {
-        PyErr_Format(PyExc_ValueError, "max_days must be >= 0, not %d", max_days);
+        PyErr_Format(PyExc_ValueError, "max_days must be >= 0, not %lld", max_days);
         return -1;
     }
+    state_release(&self->s);
     state_init(&self->s, np, base, max_days);
     Py_CLEAR(self->fault_reason);
     self->decisions = 0;
@@ -900,6 +1197,7 @@ static int Game_init(GameObject *self, PyObject *args, PyObject *kw)
 
 static void Game_dealloc(GameObject *self)
 {
+    state_release(&self->s);
     Py_XDECREF(self->fault_reason);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -912,8 +1210,8 @@ static PyObject *G_n_players(GameObject *g, void *Py_UNUSED(c)) { return PyLong_
 static PyObject *G_base(GameObject *g, void *Py_UNUSED(c)) { return PyBool_FromLong(g->s.base); }
 static PyObject *G_day(GameObject *g, void *Py_UNUSED(c)) { return PyLong_FromLong(g->s.day); }
 static PyObject *G_phase(GameObject *g, void *Py_UNUSED(c)) { return PyLong_FromLong(g->s.phase); }
-static PyObject *G_max_days(GameObject *g, void *Py_UNUSED(c)) { return PyLong_FromLong(g->s.max_days); }
-static PyObject *G_days_played(GameObject *g, void *Py_UNUSED(c)) { return PyLong_FromLong(g->s.days_played); }
+static PyObject *G_max_days(GameObject *g, void *Py_UNUSED(c)) { return PyLong_FromLongLong(g->s.max_days); }
+static PyObject *G_days_played(GameObject *g, void *Py_UNUSED(c)) { return PyLong_FromLongLong(g->s.days_played); }
 static PyObject *G_decisions(GameObject *g, void *Py_UNUSED(c)) { return PyLong_FromUnsignedLongLong(g->decisions); }
 static PyObject *G_is_over(GameObject *g, void *Py_UNUSED(c))
 {
@@ -982,9 +1280,18 @@ static PyObject *Game_legal_moves(GameObject *g, PyObject *arg)
     const State *s = &g->s;
     /* Investments are a range object, not a list: Magic Bean Stock compounds
        coins without limit, and a list of every amount would not fit. */
-    if (s->phase == INVESTING && (pending_mask(s) & (1u << p)))
-        return PyObject_CallFunction((PyObject *)&PyRange_Type, "iL", 0,
-                                     (long long)s->pl[p].coins + 1);
+    if (s->phase == INVESTING && (pending_mask(s) & (1u << p))) {
+        if (!s->pl[p].big && s->pl[p].coins < INT64_MAX)
+            return PyObject_CallFunction((PyObject *)&PyRange_Type, "iL", 0, (long long)s->pl[p].coins + 1);
+        PyObject *c = num_obj(s->pl[p].coins, s->pl[p].big), *one = c ? PyLong_FromLong(1) : NULL;
+        PyObject *stop = one ? PyNumber_Add(c, one) : NULL, *r = NULL;
+        if (stop)
+            r = PyObject_CallFunction((PyObject *)&PyRange_Type, "iO", 0, stop);
+        Py_XDECREF(c);
+        Py_XDECREF(one);
+        Py_XDECREF(stop);
+        return r;
+    }
     PyObject *l = PyList_New(0);
     if (!l || !(pending_mask(s) & (1u << p)))
         return l;
@@ -1041,8 +1348,35 @@ static PyObject *Game_play(GameObject *g, PyObject *const *args, Py_ssize_t narg
         return NULL;
     if (overflow)
         mv = overflow > 0 ? INT64_MAX : INT64_MIN;
-    /* apply_move validates everything before it changes anything */
-    const char *why = apply_move(&g->s, p, mv);
+    /* apply_move validates everything before it changes anything; only a
+       Python call failing midway (MemoryError, with Python ints in play)
+       could stop it after a change, so then a copy is kept to restore. */
+    PyObject *big = NULL; /* a move beyond int64, as a plain int (the state may keep it) */
+    if (overflow > 0 && !(big = PyObject_CallOneArg((PyObject *)&PyLong_Type, args[1])))
+        return NULL;
+    State backup;
+    int keep = near_big(&g->s) || big;
+    if (keep) {
+        memcpy(&backup, &g->s, sizeof backup);
+        state_incref(&backup);
+    }
+    const char *why = apply_move(&g->s, p, mv, big);
+    Py_XDECREF(big);
+    if (!keep && g->s.failed) { /* cannot happen in a reachable state (see NEAR_BIG) */
+        g->s.failed = 0;
+        return NULL;
+    }
+    if (keep) {
+        if (g->s.failed) {
+            state_release(&g->s);
+            memcpy(&g->s, &backup, sizeof backup);
+            g->s.failed = 0;
+            return NULL;
+        }
+        state_release(&backup);
+    }
+    if (why == BAD_MOVE && overflow)
+        return raise_illegal(PyUnicode_FromString("bad move: a negative number below -2**63"));
     if (why == BAD_MOVE)
         return raise_illegal(PyUnicode_FromFormat("bad move: %S", args[1]));
     if (why == NOT_PENDING)
@@ -1075,6 +1409,7 @@ static PyObject *Game_copy(GameObject *g, PyObject *Py_UNUSED(unused))
     if (!c)
         return NULL;
     memcpy(&c->s, &g->s, sizeof g->s);
+    state_incref(&c->s);
     c->fault_reason = g->fault_reason;
     Py_XINCREF(c->fault_reason);
     return (PyObject *)c;
@@ -1082,7 +1417,10 @@ static PyObject *Game_copy(GameObject *g, PyObject *Py_UNUSED(unused))
 
 static PyObject *Game_deepcopy(GameObject *g, PyObject *Py_UNUSED(memo)) { return Game_copy(g, NULL); }
 
-/* key(): little-endian varints, only the live part of the state. */
+/* key(): unsigned LEB128 varints (signed values zigzagged), only the live
+   part of the state. A number beyond int64 (a purse or an investment)
+   continues the same varint past 64 bits, so its encoding is the value's,
+   whichever way it is held. */
 typedef struct {
     uint8_t *p;
 } Writer;
@@ -1098,7 +1436,40 @@ static void put_uv(Writer *w, uint64_t v)
 
 static void put_sv(Writer *w, int64_t v) { put_uv(w, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63)); }
 
-static Py_ssize_t encode_key(const State *s, uint8_t *buf)
+/* The varint of a non-negative number given as its little-endian bytes. */
+static void put_uv_bytes(Writer *w, const uint8_t *b, Py_ssize_t n)
+{
+    while (n > 0 && b[n - 1] == 0)
+        n--;
+    Py_ssize_t nbits = 0;
+    if (n > 0) {
+        int top = 8;
+        while (!(b[n - 1] & (1u << (top - 1))))
+            top--;
+        nbits = 8 * (n - 1) + top;
+    }
+    Py_ssize_t groups = nbits ? (nbits + 6) / 7 : 1;
+    for (Py_ssize_t k = 0; k < groups; k++) {
+        Py_ssize_t bit = 7 * k, i = bit / 8;
+        int off = (int)(bit % 8);
+        unsigned v = i < n ? b[i] >> off : 0;
+        if (off > 1 && i + 1 < n)
+            v |= (unsigned)b[i + 1] << (8 - off);
+        *w->p++ = (uint8_t)((v & 0x7f) | (k + 1 < groups ? 0x80 : 0));
+    }
+}
+
+/* mags: NULL when no number is big, else the little-endian bytes of each
+   big number (coins of players 0..3, then investments 0..3) or NULL. */
+static void put_num(Writer *w, int64_t v, PyObject *mag)
+{
+    if (mag)
+        put_uv_bytes(w, (const uint8_t *)PyBytes_AS_STRING(mag), PyBytes_GET_SIZE(mag));
+    else
+        put_uv(w, (uint64_t)v);
+}
+
+static Py_ssize_t encode_key(const State *s, uint8_t *buf, PyObject *const *mags)
 {
     Writer w = {buf};
     *w.p++ = s->np;
@@ -1117,13 +1488,13 @@ static Py_ssize_t encode_key(const State *s, uint8_t *buf)
     for (int p = 0; p < s->np; p++) {
         put_sv(&w, s->def_card[p]);
         put_sv(&w, s->buy_choice[p]);
-        put_sv(&w, s->invest[p]);
+        put_num(&w, s->invest[p], mags ? mags[MAXP + p] : NULL);
     }
     for (int c = 1; c <= MAX_SHOP_ID(s); c++)
         put_uv(&w, (uint64_t)s->shop[c]);
     for (int p = 0; p < s->np; p++) {
         const Player *pl = &s->pl[p];
-        put_sv(&w, pl->coins);
+        put_num(&w, pl->coins, mags ? mags[p] : NULL);
         put_sv(&w, pl->buys);
         *w.p++ = (uint8_t)pl->n;
         for (int i = 0; i < pl->n; i++) {
@@ -1134,21 +1505,75 @@ static Py_ssize_t encode_key(const State *s, uint8_t *buf)
     return w.p - buf;
 }
 
-static PyObject *Game_key(GameObject *g, PyObject *Py_UNUSED(unused))
+#define KEY_BUF (sizeof(State) * 2)
+
+/* Little-endian bytes of a non-negative Python int (new reference). */
+static PyObject *magnitude(PyObject *v)
 {
-    uint8_t buf[sizeof(State) * 2];
-    Py_ssize_t n = encode_key(&g->s, buf);
-    return PyBytes_FromStringAndSize((const char *)buf, n);
+    PyObject *bits = PyObject_CallMethod(v, "bit_length", NULL);
+    if (!bits)
+        return NULL;
+    Py_ssize_t n = PyLong_AsSsize_t(bits);
+    Py_DECREF(bits);
+    if (n < 0)
+        return NULL;
+    return PyObject_CallMethod(v, "to_bytes", "ns", (n + 7) / 8, "little");
 }
+
+/* The key as a bytes object, for any state. */
+static PyObject *key_bytes(const State *s)
+{
+    if (!has_big(s)) {
+        uint8_t buf[KEY_BUF];
+        Py_ssize_t n = encode_key(s, buf, NULL);
+        return PyBytes_FromStringAndSize((const char *)buf, n);
+    }
+    PyObject *mags[2 * MAXP] = {NULL}, *key = NULL;
+    size_t size = KEY_BUF;
+    uint8_t *buf = NULL;
+    for (int p = 0; p < MAXP; p++) {
+        PyObject *big[2] = {s->pl[p].big, s->big_invest[p]};
+        for (int k = 0; k < 2; k++) {
+            if (!big[k])
+                continue;
+            PyObject *m = mags[k * MAXP + p] = magnitude(big[k]);
+            if (!m)
+                goto done;
+            size += (size_t)PyBytes_GET_SIZE(m) * 8 / 7 + 2;
+        }
+    }
+    if (!(buf = PyMem_Malloc(size))) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    key = PyBytes_FromStringAndSize((const char *)buf, encode_key(s, buf, mags));
+done:
+    PyMem_Free(buf);
+    for (int k = 0; k < 2 * MAXP; k++)
+        Py_XDECREF(mags[k]);
+    return key;
+}
+
+static PyObject *Game_key(GameObject *g, PyObject *Py_UNUSED(unused)) { return key_bytes(&g->s); }
 
 static PyObject *Game_richcompare(PyObject *a, PyObject *b, int op)
 {
     if ((op != Py_EQ && op != Py_NE) || !PyObject_TypeCheck(b, Py_TYPE(a)))
         Py_RETURN_NOTIMPLEMENTED;
-    uint8_t ka[sizeof(State) * 2], kb[sizeof(State) * 2];
-    Py_ssize_t na = encode_key(&((GameObject *)a)->s, ka);
-    Py_ssize_t nb = encode_key(&((GameObject *)b)->s, kb);
-    int eq = na == nb && memcmp(ka, kb, (size_t)na) == 0;
+    const State *sa = &((GameObject *)a)->s, *sb = &((GameObject *)b)->s;
+    int eq;
+    if (!has_big(sa) && !has_big(sb)) {
+        uint8_t ka[KEY_BUF], kb[KEY_BUF];
+        Py_ssize_t na = encode_key(sa, ka, NULL), nb = encode_key(sb, kb, NULL);
+        eq = na == nb && memcmp(ka, kb, (size_t)na) == 0;
+    } else {
+        PyObject *ka = key_bytes(sa), *kb = ka ? key_bytes(sb) : NULL;
+        eq = kb ? PyObject_RichCompareBool(ka, kb, Py_EQ) : -1;
+        Py_XDECREF(ka);
+        Py_XDECREF(kb);
+        if (eq < 0)
+            return NULL;
+    }
     return PyBool_FromLong(op == Py_EQ ? eq : !eq);
 }
 
@@ -1157,7 +1582,7 @@ static PyObject *Game_coins(GameObject *g, PyObject *arg)
     int p;
     if (check_player(g, arg, &p) < 0)
         return NULL;
-    return PyLong_FromLongLong(g->s.pl[p].coins);
+    return num_obj(g->s.pl[p].coins, g->s.pl[p].big);
 }
 
 static PyObject *Game_buys(GameObject *g, PyObject *arg)
@@ -1285,7 +1710,7 @@ static PyObject *player_dict(const Player *pl)
     PyObject *d = PyDict_New(), *cards = NULL;
     if (!d)
         return NULL;
-    if (set_item(d, s_coins, PyLong_FromLongLong(pl->coins)) < 0 ||
+    if (set_item(d, s_coins, num_obj(pl->coins, pl->big)) < 0 ||
         set_item(d, s_buys, PyLong_FromLong(pl->buys)) < 0 || !(cards = PyList_New(pl->n)))
         goto fail;
     for (int i = 0; i < pl->n; i++) {
@@ -1409,6 +1834,12 @@ static PyObject *Game_playout(GameObject *g, PyObject *args, PyObject *kw)
         Py_DECREF(seq);
     }
     g->decisions += run_playout(&g->s, seed, pol);
+    if (g->s.failed) {
+        /* MemoryError growing a purse: the game is left valid but partway,
+           that step's arithmetic skipped (a playout's game is scratch). */
+        g->s.failed = 0;
+        return NULL;
+    }
     return PyLong_FromLong(g->s.phase == END ? g->s.winner : -1);
 }
 
@@ -1435,12 +1866,40 @@ static int get_i64(PyObject *o, const char *what, int64_t lo, int64_t hi, int64_
  * def_cards: a card index or -1 per player. Values are validated by the caller;
  * this checks only what would break the engine's invariants.
  */
+/* A number of coins: any non-negative int, held canonically. */
+static int get_coins(PyObject *o, int64_t *v, PyObject **big)
+{
+    if (!PyLong_Check(o)) {
+        PyErr_SetString(PyExc_TypeError, "coins must be an int");
+        return -1;
+    }
+    int overflow;
+    long long x = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (x == -1 && PyErr_Occurred())
+        return -1;
+    if (overflow < 0 || (!overflow && x < 0)) {
+        PyErr_SetString(PyExc_ValueError, "coins out of range: negative");
+        return -1;
+    }
+    if (overflow) {
+        PyObject *exact = PyObject_CallOneArg((PyObject *)&PyLong_Type, o); /* a plain int */
+        if (!exact)
+            return -1;
+        *v = BIG;
+        Py_XSETREF(*big, exact);
+    } else {
+        *v = x;
+        Py_CLEAR(*big);
+    }
+    return 0;
+}
+
 static PyObject *Game_restore(PyObject *cls, PyObject *args)
 {
-    int np, base, day, phase, max_days, days_played, attacker, attacker_card, winner, fplayer,
-        next_def, eligible;
+    int np, base, day, phase, attacker, attacker_card, winner, fplayer, next_def, eligible;
+    long long max_days, days_played;
     PyObject *shop, *players, *freason, *def_cards;
-    if (!PyArg_ParseTuple(args, "iiiiiiO!O!iiiiOiiO!", &np, &base, &day, &phase, &max_days,
+    if (!PyArg_ParseTuple(args, "iiiiLLO!O!iiiiOiiO!", &np, &base, &day, &phase, &max_days,
                           &days_played, &PyTuple_Type, &shop, &PyTuple_Type, &players, &attacker,
                           &attacker_card, &winner, &fplayer, &freason, &next_def, &eligible,
                           &PyTuple_Type, &def_cards))
@@ -1488,7 +1947,7 @@ static PyObject *Game_restore(PyObject *cls, PyObject *args)
             goto fail;
         }
         Player *pl = &s->pl[p];
-        if (get_i64(PyTuple_GET_ITEM(t, 0), "coins", 0, COIN_CAP, &pl->coins) < 0 ||
+        if (get_coins(PyTuple_GET_ITEM(t, 0), &pl->coins, &pl->big) < 0 ||
             get_i64(PyTuple_GET_ITEM(t, 1), "buys", 0, INT32_MAX / 2, &v) < 0)
             goto fail;
         pl->buys = (int32_t)v;
@@ -1545,34 +2004,64 @@ fail:
     return NULL;
 }
 
-/* Pickling (multiprocessing): the raw state, valid on the same build. */
+/* Pickling (multiprocessing): the raw state, valid on the same build, with
+   its pointers cleared, and the Python ints of big numbers apart (coins of
+   players 0..3, then investments 0..3; None where the number fits int64). */
+static void clear_pointers(State *s)
+{
+    for (int p = 0; p < MAXP; p++) {
+        s->pl[p].big = NULL;
+        s->big_invest[p] = NULL;
+    }
+}
+
 static PyObject *Game_getstate(GameObject *g, PyObject *Py_UNUSED(unused))
 {
-    return Py_BuildValue("(y#OK)", (const char *)&g->s, (Py_ssize_t)sizeof g->s,
-                         g->fault_reason ? g->fault_reason : Py_None, g->decisions);
+    State raw;
+    memcpy(&raw, &g->s, sizeof raw);
+    clear_pointers(&raw);
+    PyObject *bigs = PyTuple_New(2 * MAXP);
+    if (!bigs)
+        return NULL;
+    for (int p = 0; p < MAXP; p++) {
+        PyTuple_SET_ITEM(bigs, p, Py_NewRef(g->s.pl[p].big ? g->s.pl[p].big : Py_None));
+        PyTuple_SET_ITEM(bigs, MAXP + p, Py_NewRef(g->s.big_invest[p] ? g->s.big_invest[p] : Py_None));
+    }
+    PyObject *r = Py_BuildValue("(y#OKN)", (const char *)&raw, (Py_ssize_t)sizeof raw,
+                                g->fault_reason ? g->fault_reason : Py_None, g->decisions, bigs);
+    return r;
 }
 
 static PyObject *Game_setstate(GameObject *g, PyObject *arg)
 {
     const char *buf;
     Py_ssize_t len;
-    PyObject *reason;
+    PyObject *reason, *bigs;
     unsigned long long decisions;
-    if (!PyArg_ParseTuple(arg, "y#OK", &buf, &len, &reason, &decisions))
+    if (!PyArg_ParseTuple(arg, "y#OKO!", &buf, &len, &reason, &decisions, &PyTuple_Type, &bigs))
         return NULL;
     State st;
-    if (len != (Py_ssize_t)sizeof st) {
+    if (len != (Py_ssize_t)sizeof st || PyTuple_GET_SIZE(bigs) != 2 * MAXP) {
         PyErr_SetString(PyExc_ValueError, "pickled Game from another build of the engine");
         return NULL;
     }
     memcpy(&st, buf, sizeof st);
+    clear_pointers(&st); /* never trust pointers from outside */
+    st.failed = 0;
+    for (int p = 0; p < MAXP; p++) {
+        PyObject *c = PyTuple_GET_ITEM(bigs, p), *i = PyTuple_GET_ITEM(bigs, MAXP + p);
+        st.pl[p].big = c == Py_None ? NULL : Py_NewRef(c);
+        st.big_invest[p] = i == Py_None ? NULL : Py_NewRef(i);
+    }
     const char *why = state_invalid(&st);
     if (!why && st.phase == FAULT && !PyUnicode_Check(reason))
         why = "fault without a reason";
     if (why) {
+        state_release(&st);
         PyErr_Format(PyExc_ValueError, "inconsistent pickled state: %s", why);
         return NULL;
     }
+    state_release(&g->s);
     g->s = st;
     g->decisions = decisions;
     Py_XSETREF(g->fault_reason, PyUnicode_Check(reason) ? Py_NewRef(reason) : NULL);

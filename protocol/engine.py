@@ -8,7 +8,6 @@ a game from a received state (:meth:`Game.from_wire`) and converting moves
 """
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any, Sequence
 
 from protocol import _engine
@@ -102,8 +101,14 @@ class Game(_Core):
     hidden answers already given), not the removed()/lost() bookkeeping;
     ``==`` compares keys. ``copy()`` starts its own ``decisions`` count at 0
     (no move has been applied to the new object). ``playout`` also accepts
-    a sequence with one policy per player. Coins saturate at 2**62, far beyond
-    any sensible game (Magic Bean Stock compounds).
+    a sequence with one policy per player.
+
+    Coins and investments are exact integers of any size, as in the original
+    (Magic Bean Stock compounds a purse past 2**64 in long games). They cost
+    nothing extra while they fit in 64 bits; beyond, the C core holds them as
+    Python ints. ``playout``'s random policy then invests uniformly in
+    0..coins as always, and its heuristic outbids the richest opponent by one
+    coin, exactly.
     """
 
     __slots__ = ()
@@ -162,11 +167,21 @@ def move_from_wire(game: Game, value: Any) -> int:
     raise IllegalMove("the game is over")
 
 
+_SHOWN = 200  # characters of a bad move quoted in its reason
+
+
 def _show(value: Any) -> str:
+    # Only messages need the exact JSON helpers: importing them (and orjson)
+    # with the engine would tax every process that only plays games.
+    from protocol.exactjson import describe_int, dumps
+
+    if type(value) is int:
+        return describe_int(value)
     try:
-        return json.dumps(value)
+        text = dumps(value).decode()
     except (TypeError, ValueError):
-        return repr(value)
+        text = repr(value)
+    return text if len(text) <= _SHOWN else text[:_SHOWN] + "..."
 
 
 # --------------------------------------------------------------------- from_wire
@@ -174,10 +189,12 @@ def _show(value: Any) -> str:
 
 def _int(v: Any, what: str, lo: int = 0, hi: int | None = None) -> int:
     if type(v) is not int:
-        raise ValueError(f"{what} must be an integer, not {v!r}")
+        raise ValueError(f"{what} must be an integer, not {_show(v)}")
     if v < lo or (hi is not None and v > hi):
+        from protocol.exactjson import describe_int
+
         bound = f"{lo}..{hi}" if hi is not None else f">= {lo}"
-        raise ValueError(f"{what} must be {bound}, not {v}")
+        raise ValueError(f"{what} must be {bound}, not {describe_int(v)}")
     return v
 
 
@@ -220,7 +237,7 @@ def _from_wire(d: Any, days_played: int, max_days: int) -> Game:
     players = []
     for i, pd in enumerate(players_l):
         pd = _dict(pd, f"player {i}")
-        coins = _int(_key(pd, "coins", f"player {i}"), f"player {i} coins", 0, 2**62)
+        coins = _int(_key(pd, "coins", f"player {i}"), f"player {i} coins")  # exact, of any size
         buys = _int(_key(pd, "buys", f"player {i}"), f"player {i} buys", 0, 2**30)
         cards = []
         for k, cd in enumerate(_list(_key(pd, "cards", f"player {i}"), f"player {i} cards")):

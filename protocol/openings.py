@@ -22,9 +22,8 @@ import random
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-import orjson
-
 from protocol.engine import BUY, INVESTING, Game, IllegalMove, move_from_wire, move_to_wire
+from protocol.exactjson import JSONError, NotJSON, dumps, loads
 
 __all__ = [
     "Opening",
@@ -113,9 +112,11 @@ def _mid_round(game: Game) -> bool:
 def parse_opening(text: str | bytes) -> Opening:
     """One opening from its JSON array; raises OpeningError if it is not one."""
     try:
-        value = orjson.loads(text)
-    except orjson.JSONDecodeError as e:
-        raise OpeningError(f"not JSON: {e}") from None
+        value = loads(text, max_digits=None)  # investments are exact, of any size
+    except NotJSON as e:
+        raise OpeningError(f"not JSON: {e.detail}") from None
+    except JSONError as e:
+        raise OpeningError(f"the line {e.problem}") from None
     if type(value) is not list or not all(type(v) in (int, str) for v in value):
         raise OpeningError("an opening is a JSON array of moves (integers, card names or \"Pass\")")
     return tuple(value)
@@ -144,11 +145,11 @@ def read_openings(path: str | Path) -> list[Opening]:
 
 def format_opening(opening: Iterable[int | str]) -> str:
     """The compact JSON array, one line of an openings file."""
-    return orjson.dumps(list(opening)).decode()
+    return dumps(list(opening)).decode()
 
 
 def _show(value: object) -> str:
     try:
-        return orjson.dumps([value]).decode()
+        return dumps([value]).decode()
     except TypeError:
         return repr(value)

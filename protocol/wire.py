@@ -4,21 +4,24 @@ The models are the contract with bots written in any language: `driver
 schema` prints their JSON Schema, and tests validate every state the
 engine produces against them. They are deliberately kept out of the hot
 paths (the referee's loop and the bots encode and decode plain dicts
-with orjson): validating each message would cost more than the game.
+with `protocol.exactjson`): validating each message would cost more than
+the game.
 
 Field names are the wire's, byte for byte, including the original's
-`forfiet`. Encoding is compact JSON with object keys sorted, which makes
-our traces byte-identical to the original driver's.
+`forfiet`. Numbers are exact integers of any size (Magic Bean Stock grows
+purses past 2**64). Encoding is compact JSON with object keys sorted,
+which makes our traces byte-identical to the original driver's; encoding
+and decoding go through `protocol.exactjson`, the one exact JSON pair.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal, Union
 
-import orjson
 from pydantic import BaseModel, ConfigDict, Field, RootModel, StrictInt, StrictStr, TypeAdapter, model_validator
 from pydantic.json_schema import models_json_schema
 
+from protocol import exactjson
 from protocol.cards import BASE, NAMES, SIMPLE
 
 __all__ = [
@@ -173,29 +176,33 @@ class Move(RootModel[tuple[StrictInt | StrictStr]]):
 
 
 def encode(value: Any) -> bytes:
-    """Compact JSON with sorted keys, no trailing newline: the original's bytes."""
+    """Compact JSON with sorted keys, no trailing newline: the original's bytes
+    (integers exact, of any size)."""
     if isinstance(value, BaseModel):
         value = value.model_dump(mode="json", exclude_none=True)
-    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    return exactjson.dumps(value)
 
 
 def decode(data: bytes | str) -> Any:
-    """Parse one JSON value (raises orjson.JSONDecodeError, a ValueError)."""
-    return orjson.loads(data)
+    """Parse one JSON value exactly (raises exactjson.JSONError, a ValueError;
+    integers of any length are read)."""
+    return exactjson.loads(data, max_digits=None)
 
 
 def decode_state(data: bytes | str | dict[str, Any]) -> State:
-    """Parse and validate a state; raises pydantic.ValidationError (a ValueError)."""
-    if isinstance(data, dict):
-        return State.model_validate(data)
-    return State.model_validate_json(data)
+    """Parse and validate a state; raises exactjson.JSONError or
+    pydantic.ValidationError (both ValueErrors)."""
+    if not isinstance(data, dict):
+        data = decode(data)
+    return State.model_validate(data)
 
 
 def decode_move(data: bytes | str | list[Any]) -> Move:
-    """Parse and validate an answer; raises pydantic.ValidationError (a ValueError)."""
-    if isinstance(data, list):
-        return Move.model_validate(data)
-    return Move.model_validate_json(data)
+    """Parse and validate an answer; raises exactjson.JSONError or
+    pydantic.ValidationError (both ValueErrors)."""
+    if not isinstance(data, list):
+        data = decode(data)
+    return Move.model_validate(data)
 
 
 _DIALECT = "https://json-schema.org/draft/2020-12/schema"

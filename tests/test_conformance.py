@@ -39,7 +39,7 @@ def test_traces_are_present() -> None:
         if os.environ.get("CI"):
             pytest.fail(f"no golden traces in {TRACES} (set $ECONOMANCY_TRACES)")
         pytest.skip(f"no golden traces in {TRACES}")
-    assert len(TRACE_FILES) == 122
+    assert len(TRACE_FILES) == 123
 
 
 @pytest.mark.parametrize("path", TRACE_FILES, ids=[p.stem for p in TRACE_FILES])

@@ -1,4 +1,4 @@
-"""Replay the 122 games recorded from the original driver directly on Game.
+"""Replay the 123 games recorded from the original driver directly on Game.
 
 The game has no chance, so feeding each recorded answer back must give
 every recorded state exactly (as parsed JSON); the fault reason text is
@@ -78,7 +78,7 @@ def test_traces_present() -> None:
         if os.environ.get("CI"):
             pytest.fail("golden traces not found (set ECONOMANCY_TRACES)")
         pytest.skip("golden traces not found (set ECONOMANCY_TRACES)")
-    assert len(FILES) == 122
+    assert len(FILES) == 123
 
 
 @pytest.mark.parametrize("path", FILES, ids=[f.stem for f in FILES])

@@ -16,7 +16,7 @@ from bots.evolved.cli import main
 from bots.evolved.store import Store, check_key
 from bots.inprocess import play_game
 
-TINY = ["--generations", "2", "--population", "8", "--players", "4", "--tournaments", "2", "--workers", "1", "-q"]
+TINY = ["--generations", "2", "--population", "8", "--players", "4", "--tournaments", "2", "-j", "1", "-q"]
 
 
 @pytest.fixture
@@ -73,12 +73,20 @@ def test_outside_opponents_enter_the_run_and_its_summary(data_home: Path) -> Non
     assert bad.exit_code == 2 and "unknown opponent(s) nobody" in bad.output and not Store("outer2").exists
 
 
-def test_refuses_to_overwrite_without_o(data_home: Path) -> None:
+def test_refuses_to_overwrite_without_overwrite(data_home: Path) -> None:
     assert evolve("keep", *TINY).exit_code == 0
     again = evolve("keep", *TINY)
-    assert again.exit_code == 2 and "use -o to overwrite" in again.output
+    assert again.exit_code == 2 and "use --overwrite to replace it" in again.output
     assert len(Store("keep").generations()) == 2
-    assert evolve("keep", *TINY, "-o").exit_code == 0
+    assert evolve("keep", *TINY, "-o").exit_code == 2  # -o is --output everywhere, never --overwrite
+    assert evolve("keep", *TINY, "--overwrite").exit_code == 0
+
+
+def test_a_mistyped_subcommand_starts_nothing(data_home: Path) -> None:
+    result = evolve("shw", *TINY)
+    assert result.exit_code == 2 and "Did you mean 'show'?" in result.output
+    assert not Store("shw").exists
+    assert "(economancy-arena)" in evolve("--version").output
 
 
 @pytest.mark.parametrize("key", ["bad-key", "", "über", "a b", "show"])

@@ -21,7 +21,7 @@ def ladder(db: Path, *args: str, ok: bool = True) -> Any:
         capture_output=True, text=True, timeout=120,
     )
     if not ok:
-        assert out.returncode == 1, out.stdout
+        assert out.returncode == 2, out.stdout
         return out.stderr
     assert out.returncode == 0, out.stderr
     return orjson.loads(out.stdout) if "--json" in args else out.stdout
@@ -35,22 +35,28 @@ def test_ladder_pool_runs_rates_evaluates_and_keeps_history(tmp_path: Path) -> N
     assert "already has a bot named 'rnd'" in ladder(db, "add", "rnd", "random", ok=False)
     assert "unknown bot" in ladder(db, "add", "x", "no-such-bot", ok=False)
 
-    run = ladder(db, "run", "--games", "9", "--max-days", "3", "--json")
+    run = ladder(db, "run", "--total", "9", "--max-days", "3", "--json")
     assert run["played_now"] == 9 and run["games"] == 9
     rows = {r["name"]: r for r in run["standings"]}
     assert rows["crash"]["forfeits"] == rows["crash"]["games"] > 0
     assert rows["crash"]["elo"] < rows["pas"]["elo"]
 
-    shown = ladder(db, "show", "--json")
+    shown = ladder(db, "show", "--max-days", "3", "--json")
     assert {b["name"] for b in shown["pool"]} == {"rnd", "pas", "crash"} and shown["games"] == 9
+    # Another day limit is another rating pool: its games never mix with these.
+    assert ladder(db, "run", "--games", "3", "--max-days", "2", "--json")["games"] == 3
+    assert ladder(db, "show", "--max-days", "3", "--json")["games"] == 9
+    assert ladder(db, "show", "--json")["games"] == 0  # simple set, 100 days: nothing played
+    assert ladder(db, "show", "--json")["pools"] == {"simple set, 3 days": 9, "simple set, 2 days": 3}
 
     ev = ladder(db, "eval", "random", "--games", "1", "--max-days", "3", "--json")
     assert ev["challenger"] == "random" and ev["played_now"] == 6  # 3 opponents x 2 seatings
-    assert ev["elo_low"] <= ev["elo"] <= ev["elo_high"]
-    assert ladder(db, "show", "--json")["games"] == 9  # the evaluated bot was not added
+    assert ev["elo_low"] is None or ev["elo_low"] <= ev["elo"]  # None: an open side (a perfect score)
+    assert ev["elo_high"] is None or ev["elo"] <= ev["elo_high"]
+    assert ladder(db, "show", "--max-days", "3", "--json")["games"] == 9  # the evaluated bot was not added
 
     ladder(db, "remove", "crash", "--json")
-    after = ladder(db, "show", "--json")
+    after = ladder(db, "show", "--max-days", "3", "--json")
     assert [r["name"] for r in after["standings"]].count("crash") == 0 and after["games"] == 9
     assert "no bot named 'crash'" in ladder(db, "remove", "crash", ok=False)
     assert "removed bot" in ladder(db, "add", "crash", "random", ok=False)

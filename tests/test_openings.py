@@ -78,3 +78,14 @@ def test_openings_file_skips_comments_and_names_a_bad_line(tmp_path: Path) -> No
     (tmp_path / "empty.txt").write_text("# nothing\n")
     with pytest.raises(OpeningError, match="holds no opening"):
         read_openings(tmp_path / "empty.txt")
+
+
+def test_opening_lines_keep_big_integers_exact() -> None:
+    line = "[99999999999999999999, 0]"
+    assert parse_opening(line) == (99999999999999999999, 0)
+    assert format_opening(parse_opening(line)) == "[99999999999999999999,0]"
+    with pytest.raises(OpeningError, match="nests deeper than 1024 levels"):
+        parse_opening("[" * 2000 + "]" * 2000)
+    game = Game(2)
+    with pytest.raises(OpeningError, match="invest more coins than they have"):
+        play_opening(game, parse_opening(line))

@@ -20,6 +20,9 @@ from bots.random_bot import random_policy
 from bots.sdk import DayCounter, Session, option_parser, serve
 from protocol.cards import NAME_TO_ID
 from protocol.engine import ATTACKING, BUY, DEFENDING, PASS, Game, move_from_wire
+from protocol.exactjson import dumps as encode
+from protocol.exactjson import int_to_digits
+from protocol.exactjson import loads as exact_loads
 
 WORKER = NAME_TO_ID["Worker"]
 ROOT = Path(__file__).resolve().parent.parent
@@ -305,3 +308,49 @@ def test_bots_start_without_pydantic() -> None:
     probe = "import sys, bots.random_bot; print(sorted(m for m in ('pydantic', 'numpy') if m in sys.modules))"
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=True)
     assert result.stdout.strip() == "[]"
+
+
+# --- exact numbers ------------------------------------------------------------
+
+LONG_TRACE = ROOT.parent / "shared" / "traces" / "base_2p_points_decent_long.jsonl"
+
+
+def _rich_state(coins: tuple[int, int], seat: int = 0) -> bytes:
+    wire = Game(2, base=True).to_wire(seat)
+    for player, purse in zip(wire["players"], coins):
+        player["coins"] = purse
+    return encode(wire) + b"\n"
+
+
+def test_states_beyond_64_bits_are_read_and_moves_written_exactly() -> None:
+    # The original's long games reach purses like these; the SDK refused them
+    # ("player 0 coins must be 0..4611686018427387904") and the bot timed out.
+    for coins in (7379702689081609350, 16 * 10**24, 3**10000):
+        seen = []
+        session = Session(lambda game, me: seen.append(game.coins(me)) or game.coins(me) - 1)
+        reply = session.answer(_rich_state((coins, 5)))
+        assert seen == [coins]
+        assert reply == b"[" + int_to_digits(coins - 1).encode() + b"]\n"
+
+
+def test_the_long_traces_states_are_answered() -> None:
+    if not LONG_TRACE.exists():
+        pytest.skip(f"no {LONG_TRACE}")
+    lines = [line for line in LONG_TRACE.read_bytes().splitlines() if b'"player"' in line]
+    asked = 0
+    for line in lines:
+        session = Session(random_policy(random.Random(len(line))))
+        reply = session.answer(line)
+        if reply is not None:
+            asked += 1
+            state = exact_loads(line)
+            game = Game.from_wire(state)
+            assert move_from_wire(game, exact_loads(reply)[0]) in game.legal_moves(state["player"])
+    assert asked == len(lines) == 538  # every state sent asks for a move (final copies are not traced)
+
+
+def test_a_decision_that_is_not_an_int_is_refused_at_once_even_against_a_huge_range() -> None:
+    line = _rich_state((10**50, 5))
+    for wrong in (1.0, True, "3"):
+        with pytest.raises(ValueError, match="not one of the legal moves 0..an integer of about 51 digits"):
+            Session(lambda game, me, wrong=wrong: wrong).answer(line)

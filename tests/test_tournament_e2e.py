@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 
 
-from tournaments import PlayOptions, elimination, gauntlet, round_robin, sprt
+from tournaments import PlayOptions, TournamentError, elimination, gauntlet, round_robin, sprt
+from tournaments.html_report import report
+from tournaments.store import Store
 
 BOTS = Path(__file__).parent / "bots_tournament"
 PASSIVE, CRASH, HANG = (str(BOTS / f) for f in ("passive.py", "crash.py", "hang.py"))
@@ -30,7 +32,7 @@ def test_crashing_and_hanging_bots_forfeit_and_the_tournament_goes_on(tmp_path: 
     res = round_robin(
         [f"passive={PASSIVE}", f"crash={CRASH}", f"hang={HANG}"],
         games=1, db=tmp_path / "r.sqlite", concurrency=2,
-        options=PlayOptions(max_days=3, timeout=1.0),
+        options=PlayOptions(max_days=3, timeout=1.0, bot_options={"hang": "startup=0"}),
     )
     rec = res.standings.records
     assert res.standings.games == res.played_now == 6
@@ -49,13 +51,13 @@ def test_crashing_and_hanging_bots_forfeit_and_the_tournament_goes_on(tmp_path: 
 def test_bad_bots_and_fields_fail_before_any_game(tmp_path: Path) -> None:
     db = tmp_path / "r.sqlite"
     out = cli("round-robin", PASSIVE, str(tmp_path / "nope.py"), "--db", str(db))
-    assert out.returncode == 1 and "bot 2" in out.stderr and "does not exist" in out.stderr
+    assert out.returncode == 2 and "bot 2" in out.stderr and "does not exist" in out.stderr
     plain = tmp_path / "plain.py"
     plain.write_text("print('hi')\n")
     out = cli("round-robin", PASSIVE, str(plain), "--db", str(db))
-    assert out.returncode == 1 and "not executable" in out.stderr
+    assert out.returncode == 2 and "not executable" in out.stderr
     out = cli("round-robin", PASSIVE, PASSIVE, "--players", "3", "--db", str(db))
-    assert out.returncode == 1 and "at least 3 bots" in out.stderr
+    assert out.returncode == 2 and "at least 3 bots" in out.stderr
     assert not db.exists()
 
 
@@ -63,7 +65,7 @@ def test_corrupt_database_is_refused_and_kept(tmp_path: Path) -> None:
     db = tmp_path / "r.sqlite"
     db.write_bytes(b"my thesis, not a database\n")
     out = cli("round-robin", PASSIVE, PASSIVE, "--db", str(db))
-    assert out.returncode == 1 and "not an SQLite database" in out.stderr
+    assert out.returncode == 2 and "not an SQLite database" in out.stderr
     assert db.read_bytes() == b"my thesis, not a database\n"
 
 
@@ -161,7 +163,7 @@ def test_interrupt_and_kill_lose_no_game_and_resume_plays_only_the_rest(tmp_path
     assert report["played_now"] == total - len(second) and report["games"] == total
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP], ids=["SIGTERM", "SIGINT", "SIGHUP"])
 def test_stopping_abandons_the_games_in_flight_at_once(tmp_path: Path, sig: int) -> None:
     """Both games in flight would end only at the 60 s timeout of the bot
     that never answers: stopping must not wait for them, nor leave a
@@ -172,7 +174,8 @@ def test_stopping_abandons_the_games_in_flight_at_once(tmp_path: Path, sig: int)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and proc.poll() is None:
         family = _descendants(proc.pid)
-        if sum("hang.py" in _cmdline(pid) for pid in family) == 2:
+        # Each bot runs under an init whose command line shows the bot's too.
+        if sum("hang.py" in c and "botinit" not in c for c in map(_cmdline, family)) == 2:
             break
         time.sleep(0.05)
     else:
@@ -200,7 +203,7 @@ def _cmdline(pid: int) -> str:
 def test_elimination_with_four_player_tables_byes_and_resume(tmp_path: Path) -> None:
     bots = [f"p{i}={PASSIVE}" for i in range(4)] + ["r=random"]
     kw = dict(players=4, games=1, seatings="latin", db=tmp_path / "e.sqlite", concurrency=2,
-              options=PlayOptions(max_days=3), bootstrap=0)
+              options=PlayOptions(max_days=3))
     shown: list[str] = []
     res = elimination(bots, echo=shown.append, **kw)  # type: ignore[arg-type]
     d = res.details
@@ -214,7 +217,14 @@ def test_elimination_with_four_player_tables_byes_and_resume(tmp_path: Path) -> 
     assert any("Final" in s for s in shown)
     again = elimination(bots, **kw)  # type: ignore[arg-type]
     assert again.played_now == 0 and again.details["champion"] == d["champion"]
-    reseeded = elimination(bots, seed=1, **kw)  # type: ignore[arg-type]
+    # The report rebuilds the bracket from the database: the same champion.
+    with Store.open(kw["db"]) as store:  # type: ignore[arg-type]
+        page = report(store, res.tournament_id)
+    assert f"Champion: <b>{d['champion']}</b>" in page and "id=bracket" in page
+    # Another seed is another tournament: refused, saying how it differs, unless asked for.
+    with pytest.raises(TournamentError, match="seed 0 there, 1 here.*--new"):
+        elimination(bots, seed=1, **kw)  # type: ignore[arg-type]
+    reseeded = elimination(bots, seed=1, new=True, **kw)  # type: ignore[arg-type]
     assert reseeded.details["seeding_from"] == "stored ratings"
     assert reseeded.played_now == 6
 
@@ -230,12 +240,31 @@ def test_sprt_stops_when_decided_and_resumes_decided(tmp_path: Path) -> None:
     assert s["pairs"] == res.standings.games // 2
     again = sprt(PASSIVE, CRASH, **kw)  # type: ignore[arg-type]
     assert again.played_now == 0 and again.details["sprt"]["pentanomial"] == s["pentanomial"]
+    # The report says what the test said: the same LLR, counts and decision.
+    with Store.open(kw["db"]) as store:  # type: ignore[arg-type]
+        page = report(store)
+    assert f"LLR {s['llr']:.3f}" in page and "H1 accepted" in page
+    assert f"pentanomial [LL, LD, DD/WL, WD, WW] = {s['pentanomial']}" in page
 
 
 def test_gauntlet_puts_the_challenger_at_every_table(tmp_path: Path) -> None:
     res = gauntlet("random", [PASSIVE, PASSIVE, PASSIVE], players=3, games=1, seatings="latin",
-                   db=tmp_path / "g.sqlite", options=PlayOptions(max_days=3), bootstrap=20)
+                   db=tmp_path / "g.sqlite", options=PlayOptions(max_days=3))
     conn = sqlite3.connect(tmp_path / "g.sqlite")
     seats = [row[0] for row in conn.execute("SELECT seats FROM games")]
     assert len(seats) == 3 * 3 and all('"random"' in s for s in seats)
     assert res.standings.records["random"].games == 9
+
+
+def test_an_early_ctrl_c_prints_no_worker_traceback(tmp_path: Path) -> None:
+    """Ctrl-C while the workers are still starting (importing, before they
+    leave SIGINT to the parent) stops the run quietly: no worker traceback."""
+    db = tmp_path / "c.sqlite"
+    proc = _start_cli(["round-robin", PASSIVE, PASSIVE, "--games", "4", "--max-days", "40", "--db", str(db), "-j", "2"])
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None and not _descendants(proc.pid):
+        time.sleep(0.005)
+    os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the whole process group
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "resume" in err, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err

@@ -29,7 +29,7 @@ def ray_module():  # type: ignore[no-untyped-def]
 
 def test_round_robin_on_ray_stores_every_game_once(ray_module, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     db = tmp_path / "ray.sqlite"
-    kw = dict(games=2, db=db, backend="ray", concurrency=2, options=PlayOptions(max_days=5), bootstrap=0)
+    kw = dict(games=2, db=db, backend="ray", concurrency=2, options=PlayOptions(max_days=5))
     res = round_robin(["random", PASSIVE, PASSIVE], **kw)  # type: ignore[arg-type]
     assert ray_module.is_initialized()
     assert res.played_now == res.standings.games == 12

@@ -22,7 +22,10 @@ def test_reuse_keeps_bots_alive_and_replaces_faulty_ones(tmp_path: Path) -> None
     db = tmp_path / "r.sqlite"
     res = round_robin(
         [f"a={PASSIVE}", f"b={PASSIVE}", f"crash={CRASH}", f"hang={HANG}"],
-        games=2, db=db, concurrency=2, reuse=True, options=PlayOptions(max_days=4, timeout=0.5),
+        games=2, db=db, concurrency=2, reuse=True,
+        # Each game's first answer has the default start-up allowance (a reused
+        # process still gets it for its first game); the hanging bot none.
+        options=PlayOptions(max_days=4, timeout=0.5, bot_options={"hang": "startup=0"}),
     )
     rec = res.standings.records
     assert res.played_now == 24

@@ -89,7 +89,7 @@ def test_tournament_replay_opens_one_stored_game(tmp_path: Path) -> None:
     data = _data(out.read_text())
     assert data["title"] == f"Game {game_id}: r vs d" and data["games"][0]["names"] == ["r", "d"]
     res = CliRunner().invoke(tournament_main, ["replay", str(db), "99"])
-    assert res.exit_code == 1 and "has no game 99" in res.output
+    assert res.exit_code == 2 and "has no game 99" in res.output
 
 
 def _facts(seats: tuple[str, ...], winner: int | None, fault: int | None, kind: str,

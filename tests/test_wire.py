@@ -11,6 +11,7 @@ import pytest
 from pydantic import ValidationError
 
 from protocol.engine import Game
+from protocol.exactjson import int_to_digits
 from protocol.wire import (
     Attacking,
     End,
@@ -148,3 +149,21 @@ def test_schemas_describe_the_messages() -> None:
         assert not any_message.is_valid(bad)
     assert Move.model_json_schema()["minItems"] == 1
 
+
+
+@pytest.mark.parametrize("coins", [2**63, 6218256728297497601, 16 * 10**24, 3**10000], ids=lambda c: f"{c.bit_length()}bits")
+def test_models_take_and_write_big_integers_byte_for_byte(coins: int) -> None:
+    digits = int_to_digits(coins).encode()
+    data = encode(changed(["players", 1, "coins"], coins))
+    assert b'"coins":' + digits + b"}" in data
+    model = decode_state(data)
+    assert model.players[1].coins == coins and encode(model) == data
+    assert decode_move(b"[" + digits + b"]").value == coins
+    assert encode(decode_move(b"[99999999999999999999]")) == b"[99999999999999999999]"
+
+
+def test_models_report_json_that_breaks_a_limit() -> None:
+    with pytest.raises(ValueError, match="nests deeper than 1024 levels"):
+        decode_move(b"[" * 2000 + b"]" * 2000)
+    with pytest.raises(ValueError, match="is not JSON"):
+        decode_state(b'{"day": 1,')

@@ -4,12 +4,23 @@ Each call opens the database and the backend, plays what is missing and
 returns a TournamentResult (standings, details, `to_json()`):
 
     from tournaments import round_robin, PlayOptions
-    res = round_robin(["random", "alice=./alice.py"], games=10, db="runs.sqlite",
-                      options=PlayOptions(max_days=30))
-    print(res.standings.names[0])
+
+    if __name__ == "__main__":  # worker processes import this script again
+        res = round_robin(["random", "alice=./alice.py"], games=10, db="runs.sqlite",
+                          options=PlayOptions(max_days=30))
+        print(res.standings.names[0])
 
 BOT strings are anything `driver run` accepts. Raises TournamentError
-for bad input (nothing played), ValueError for impossible parameters.
+for bad input (nothing played, no file left behind), ValueError for
+impossible parameters.
+
+Common keyword arguments: `db`, `backend` ("local" or "ray"),
+`concurrency`, `ray_address`, `options` (PlayOptions), `progress`
+(progress on stderr), `reuse`, `new` (start a tournament beside a
+stored one that differs from this one instead of refusing); and for the
+formats `seed` (fixes the openings, each game's seed and elimination's
+draw) and `openings` ("default", "none", "random:K", a file, or a list
+of move lists).
 """
 
 from __future__ import annotations
@@ -18,11 +29,11 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+from tournaments.backends import make_backend
+from tournaments.entrants import parse_entrants
 from tournaments.formats import elimination as _elimination
 from tournaments.formats import round_robin as _round_robin
 from tournaments.formats import sprt as _sprt
-from tournaments.backends import make_backend
-from tournaments.entrants import parse_entrants
 from tournaments.result import TournamentResult
 from tournaments.runner import Context
 from tournaments.schedule import Seatings, check_field
@@ -39,27 +50,33 @@ def playing(
     options: PlayOptions | None = None,
     backend: str = "local",
     concurrency: int | None = None,
+    ray_address: str | None = None,
     progress: bool = False,
     reuse: bool = False,
+    new: bool = False,
 ) -> Iterator[Context]:
     """A backend to play games into an open store (closed on exit).
     `reuse` keeps each bot's process alive across its games in a worker."""
-    be = make_backend(backend, concurrency)
+    be = make_backend(backend, concurrency, ray_address)
     try:
-        yield Context(store, be, options or PlayOptions(), progress, reuse)
+        yield Context(store, be, options or PlayOptions(), progress, reuse, new)
     finally:
         be.close()
 
 
 @contextmanager
 def session(db: str | Path | None = None, **playing_args: object) -> Iterator[Context]:
-    """An open database (default tournament.sqlite) and backend for several calls."""
+    """An open database (default tournament.sqlite) and backend for several
+    calls. A database this session created is removed again if the session
+    fails before storing anything (a rejected command leaves no file)."""
     store = Store.open(DEFAULT_DB if db is None else db)
     try:
         with playing(store, **playing_args) as ctx:  # type: ignore[arg-type]
             yield ctx
-    finally:
-        store.close()
+    except BaseException:
+        store.discard_if_unused()
+        raise
+    store.close()
 
 
 def round_robin(
@@ -68,15 +85,15 @@ def round_robin(
     players: int = 2,
     games: int = 1,
     seatings: Seatings = "all",
-    bootstrap: int = 200,
     seed: int = 0,
+    openings: object = "default",
     **session_args: object,
 ) -> TournamentResult:
     entrants = parse_entrants(bots)
     check_field(len(entrants), players)
     with session(**session_args) as ctx:  # type: ignore[arg-type]
         return _round_robin.round_robin(
-            ctx, entrants, players=players, games=games, seatings=seatings, bootstrap=bootstrap, seed=seed
+            ctx, entrants, players=players, games=games, seatings=seatings, seed=seed, openings=openings
         )
 
 
@@ -87,16 +104,16 @@ def gauntlet(
     players: int = 2,
     games: int = 1,
     seatings: Seatings = "all",
-    bootstrap: int = 200,
     seed: int = 0,
+    openings: object = "default",
     **session_args: object,
 ) -> TournamentResult:
     entrants = parse_entrants([challenger, *field])
     check_field(len(entrants), players)
     with session(**session_args) as ctx:  # type: ignore[arg-type]
         return _round_robin.gauntlet(
-            ctx, entrants[0], entrants[1:], players=players, games=games, seatings=seatings,
-            bootstrap=bootstrap, seed=seed,
+            ctx, entrants[0], entrants[1:], players=players, games=games, seatings=seatings, seed=seed,
+            openings=openings,
         )
 
 
@@ -107,8 +124,8 @@ def elimination(
     games: int = 1,
     seatings: Seatings = "all",
     seed: int = 0,
+    openings: object = "default",
     echo: Callable[[str], None] = lambda _: None,
-    bootstrap: int = 200,
     **session_args: object,
 ) -> TournamentResult:
     entrants = parse_entrants(bots)
@@ -117,7 +134,7 @@ def elimination(
     with session(**session_args) as ctx:  # type: ignore[arg-type]
         return _elimination.elimination(
             ctx, entrants, players=players, games=games, seatings=seatings, seed=seed, echo=echo,
-            bootstrap=bootstrap,
+            openings=openings,
         )
 
 
@@ -130,10 +147,17 @@ def sprt(
     alpha: float = 0.05,
     beta: float = 0.05,
     max_games: int = 20000,
+    seed: int = 0,
+    openings: object = "default",
     **session_args: object,
 ) -> TournamentResult:
+    if not elo0 < elo1:
+        raise ValueError(f"--elo0 must be below --elo1 (got {elo0} and {elo1})")
+    if not (0 < alpha < 0.5 and 0 < beta < 0.5):
+        raise ValueError("--alpha and --beta must be between 0 and 0.5")
     ea, eb = parse_entrants([a, b])
     with session(**session_args) as ctx:  # type: ignore[arg-type]
         return _sprt.sprt(
-            ctx, ea, eb, elo0=elo0, elo1=elo1, alpha=alpha, beta=beta, max_games=max_games
+            ctx, ea, eb, elo0=elo0, elo1=elo1, alpha=alpha, beta=beta, max_games=max_games, seed=seed,
+            openings=openings,
         )

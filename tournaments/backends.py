@@ -60,7 +60,15 @@ class LocalBackend:
         )
 
     def submit(self, job: Job) -> Future[GameRecord]:
-        return self._pool.submit(play, job)
+        # A worker may be started by this call. It inherits the signal mask
+        # across exec, so with SIGINT blocked here a Ctrl-C cannot reach it
+        # before it has chosen to leave SIGINT to the parent (no traceback
+        # from a half-started worker); the parent gets it on unblocking.
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            return self._pool.submit(play, job)
+        finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
     def wait(self, handles: Collection[Future[GameRecord]]) -> list[Future[GameRecord]]:
         done, _ = wait_futures(handles, return_when=FIRST_COMPLETED)
@@ -96,6 +104,8 @@ def _start_worker(parent: int) -> None:
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _stop_worker)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # blocked by LocalBackend.submit
+    signal.signal(signal.SIGHUP, _stop_worker)
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
@@ -111,10 +121,11 @@ def _stop_worker(signum: int, frame: object) -> None:
 
 
 class RayBackend:
-    """Games as Ray tasks. Connects to the cluster named by RAY_ADDRESS, or
-    starts a local Ray instance; bots must be runnable on every node."""
+    """Games as Ray tasks. Connects to the cluster at `address` (--ray-address,
+    or the RAY_ADDRESS variable), or starts a local Ray instance; bots must
+    be runnable on every node."""
 
-    def __init__(self, concurrency: int | None) -> None:
+    def __init__(self, concurrency: int | None, address: str | None = None) -> None:
         try:
             import ray
         except ImportError:
@@ -122,10 +133,11 @@ class RayBackend:
                 "--backend ray needs Ray: pip install 'economancy-arena[ray]'"
             ) from None
         self._ray = ray
+        address = address or os.environ.get("RAY_ADDRESS") or None
         if not ray.is_initialized():
             ray.init(
-                address=os.environ.get("RAY_ADDRESS") or None,
-                num_cpus=None if os.environ.get("RAY_ADDRESS") else (concurrency or None),
+                address=address,
+                num_cpus=None if address else (concurrency or None),
                 include_dashboard=False,
                 log_to_driver=False,
                 configure_logging=False,
@@ -147,9 +159,9 @@ class RayBackend:
         """Leave the Ray instance up: other runs in this process may reuse it."""
 
 
-def make_backend(name: str, concurrency: int | None) -> Backend:
+def make_backend(name: str, concurrency: int | None, ray_address: str | None = None) -> Backend:
     if name == "local":
         return LocalBackend(concurrency or default_concurrency())
     if name == "ray":
-        return RayBackend(concurrency)
+        return RayBackend(concurrency, ray_address)
     raise TournamentError(f"unknown backend {name!r} (local, ray)")

@@ -1,10 +1,12 @@
 """`tournament` and `ladder` command lines (click).
 
 Results go to stdout (a table, or one JSON object with --json);
-progress, the database path and the bracket as it progresses go to
-stderr, so `--json` output pipes cleanly. Bad input exits with status 1
-and one line saying what is wrong; Ctrl-C exits with 130 after saying
-how to resume.
+progress (a bar on a terminal, one line per game elsewhere), the
+database path and the bracket as it progresses go to stderr, so `--json`
+output pipes cleanly. Bad input exits with status 2 and one line saying
+what is wrong, having played nothing and left no file behind; a failure
+while playing exits with 1; Ctrl-C exits with 130 after saying how to
+resume.
 """
 
 from __future__ import annotations
@@ -19,10 +21,20 @@ from typing import Any, TypeVar
 import click
 import orjson
 
-from driver.options import base_option, fair_option, max_days_option, timeout_option
+from driver.options import (
+    base_option,
+    concurrency_option,
+    fair_option,
+    isolation_option,
+    max_days_option,
+    ray_address_option,
+    startup_or_default,
+    time_control_options,
+    timeout_option,
+    version_option,
+)
 from tournaments import api
-from tournaments.backends import default_concurrency
-from tournaments.errors import TournamentError
+from tournaments.errors import PlayError, TournamentError
 from tournaments.ladder import Ladder, default_db, pool_json
 from tournaments.result import TournamentResult
 from tournaments.standings import render_text
@@ -38,17 +50,20 @@ def _emit_json(obj: Any) -> None:
 
 
 def _terminate(signum: int, frame: object) -> None:
-    """SIGTERM ends a run like Ctrl-C: workers stopped, finished games kept."""
+    """SIGTERM and SIGHUP end a run like Ctrl-C: workers stopped, finished games kept."""
     raise KeyboardInterrupt
 
 
 @contextmanager
 def _user_errors(db: str | Path | None = None) -> Iterator[None]:
     signal.signal(signal.SIGTERM, _terminate)
+    signal.signal(signal.SIGHUP, _terminate)  # the terminal went away: stop the same way
     try:
         yield
-    except (TournamentError, ValueError) as err:
+    except PlayError as err:
         raise click.ClickException(str(err)) from None
+    except (TournamentError, ValueError) as err:
+        raise click.UsageError(str(err)) from None
     except KeyboardInterrupt:
         where = f" in {db}" if db else ""
         click.echo(
@@ -64,14 +79,42 @@ def _play_options(f: F) -> F:
         base_option,
         max_days_option,
         timeout_option,
+        time_control_options,
         fair_option,
-        click.option("--concurrency", "-j", type=click.IntRange(1), default=None,
-                     help=f"Games played at once [default: the number of cores, {default_concurrency()}]."),
-        click.option("--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True,
-                     help="Worker processes here, or Ray tasks (RAY_ADDRESS or a local Ray)."),
+        isolation_option,
+        concurrency_option,
+        click.option("--backend", type=click.Choice(["local", "ray"]), default=None,
+                     help="Worker processes here, or Ray tasks. [default: local; ray with --ray-address]"),
+        ray_address_option,
         click.option("--reuse", is_flag=True,
-                     help="Keep each bot's process alive across its games (bots must loop until end of input)."),
-        click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables."),
+                     help="Keep each bot's process alive across its games (one that exits after a game is"
+                     " restarted; a kept process is seeded by its first game only)."),
+        click.option("--json", "as_json", is_flag=True,
+                     help="Print one JSON object on stdout instead of tables (progress stays on stderr)."),
+    ]
+    for d in reversed(decorators):
+        f = d(f)
+    return f
+
+
+def _db_option(f: F) -> F:
+    return click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=api.DEFAULT_DB,
+                        show_default=True, help="SQLite results file (its folder must exist); rerunning resumes.")(f)
+
+
+def _format_options(f: F) -> F:
+    """What every tournament format takes besides its table shape."""
+    decorators = [
+        _db_option,
+        click.option("--seed", type=int, default=0, show_default=True,
+                     help="Fixes the openings' order, each game's seed (our bots get --seed) and the"
+                     " elimination's draw: the same command gives the same games for seed-deterministic bots."),
+        click.option("--openings", default="default", show_default=True, metavar="default|none|random:K|FILE",
+                     help="Start positions, each played once per seating: the shipped suite for the card set and"
+                     " table size, the real start, K random plies drawn from --seed, or a file of JSON move lists."),
+        click.option("--new", is_flag=True,
+                     help="Start a new tournament even if the database holds one of the same kind and bots"
+                     " with other settings (otherwise refused, saying how they differ)."),
     ]
     for d in reversed(decorators):
         f = d(f)
@@ -81,33 +124,38 @@ def _play_options(f: F) -> F:
 def _table_options(f: F) -> F:
     decorators = [
         click.option("--games", "-n", type=click.IntRange(1), default=1, show_default=True,
-                     help="Games per group and seating."),
+                     help="Games per group of bots and seating (each from its own opening)."),
         click.option("--players", "-p", type=click.IntRange(2, 4), default=2, show_default=True,
                      help="Players per game."),
         click.option("--seatings", type=click.Choice(["all", "latin"]), default="all", show_default=True,
                      help="Every seat permutation, or a Latin square (each bot once in each seat)."),
-        click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=api.DEFAULT_DB,
-                     show_default=True, help="SQLite results file; rerunning resumes."),
-        click.option("--seed", type=int, default=0, show_default=True,
-                     help="Seeds the elimination's seeding draw and the rating intervals' bootstrap."),
+        _format_options,
     ]
     for d in reversed(decorators):
         f = d(f)
     return f
 
 
-def _session_args(kw: dict[str, Any]) -> dict[str, Any]:
-    return {"db": kw["db"], **_playing_args(kw)}
+def _format_args(kw: dict[str, Any]) -> dict[str, Any]:
+    return {"db": kw["db"], "seed": kw["seed"], "openings": kw["openings"], "new": kw["new"], **_playing_args(kw)}
 
 
 def _playing_args(kw: dict[str, Any]) -> dict[str, Any]:
+    ctx = click.get_current_context()
+    backend = kw["backend"]
+    if backend is None:
+        given = ctx.get_parameter_source("ray_address") == click.core.ParameterSource.COMMANDLINE
+        backend = "ray" if given and kw["ray_address"] else "local"
     return {
-        "backend": kw["backend"],
+        "backend": backend,
         "concurrency": kw["concurrency"],
-        "progress": not kw["as_json"],
+        "ray_address": kw["ray_address"] if backend == "ray" else None,
+        "progress": True,
         "reuse": kw["reuse"],
         "options": PlayOptions(
-            base=kw["base"], max_days=kw["max_days"], timeout=kw["timeout"], fair=kw["fair"]
+            base=kw["base"], max_days=kw["max_days"], timeout=kw["timeout"], fair=kw["fair"],
+            startup=startup_or_default(kw["startup"]), margin=kw["margin"], bot_options=kw["bot_options"],
+            isolation=kw["isolation"],
         ),
     }
 
@@ -119,15 +167,17 @@ def _show(res: TournamentResult, as_json: bool, extra_text: str = "") -> None:
     click.echo(render_text(res.standings))
     if extra_text:
         click.echo("\n" + extra_text)
+    if "openings" in res.details:
+        click.echo(f"\nopenings: {res.details['openings']}; seed {res.details.get('seed')}")
     click.echo(f"\n{res.played_now} games played now; results in {res.db} (tournament {res.tournament_id})")
 
 
 def _announce(db: Path, as_json: bool) -> None:
-    if not as_json:
-        click.echo(f"results: {db.resolve()}", err=True)
+    click.echo(f"results: {db.resolve()}", err=True)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@version_option
 def tournament_main() -> None:
     """Run Economancy tournaments between bot programs.
 
@@ -146,8 +196,7 @@ def round_robin_cmd(bots: tuple[str, ...], **kw: Any) -> None:
     with _user_errors(kw["db"]):
         _announce(kw["db"], kw["as_json"])
         res = api.round_robin(
-            bots, players=kw["players"], games=kw["games"], seatings=kw["seatings"], seed=kw["seed"],
-            **_session_args(kw),
+            bots, players=kw["players"], games=kw["games"], seatings=kw["seatings"], **_format_args(kw),
         )
         _show(res, kw["as_json"])
 
@@ -163,9 +212,9 @@ def gauntlet_cmd(challenger: str, bots: tuple[str, ...], **kw: Any) -> None:
         _announce(kw["db"], kw["as_json"])
         res = api.gauntlet(
             challenger, bots, players=kw["players"], games=kw["games"], seatings=kw["seatings"],
-            seed=kw["seed"], **_session_args(kw),
+            **_format_args(kw),
         )
-        _show(res, kw["as_json"])
+        _show(res, kw["as_json"], _gauntlet_text(res.details["gauntlet"], challenger=res.entrants[0].name))
 
 
 @tournament_main.command("elimination")
@@ -182,10 +231,9 @@ def elimination_cmd(bots: tuple[str, ...], **kw: Any) -> None:
     """
     with _user_errors(kw["db"]):
         _announce(kw["db"], kw["as_json"])
-        echo = (lambda s: None) if kw["as_json"] else (lambda s: click.echo(s, err=True))
         res = api.elimination(
-            bots, players=kw["players"], games=kw["games"], seatings=kw["seatings"], seed=kw["seed"],
-            echo=echo, **_session_args(kw),
+            bots, players=kw["players"], games=kw["games"], seatings=kw["seatings"],
+            echo=lambda s: click.echo(s, err=True), **_format_args(kw),
         )
         _show(res, kw["as_json"], f"Champion: {res.details['champion']}")
 
@@ -198,9 +246,8 @@ def elimination_cmd(bots: tuple[str, ...], **kw: Any) -> None:
 @click.option("--alpha", type=float, default=0.05, show_default=True)
 @click.option("--beta", type=float, default=0.05, show_default=True)
 @click.option("--max-games", type=click.IntRange(2), default=20000, show_default=True,
-              help="Stop undecided after this many games.")
-@click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=api.DEFAULT_DB,
-              show_default=True, help="SQLite results file; rerunning resumes.")
+              help="Stop undecided after this many games in all (pairs of games).")
+@_format_options
 @_play_options
 def sprt_cmd(a: str, b: str, **kw: Any) -> None:
     """Is A stronger than B by elo1 rather than elo0? Plays seat-swapped
@@ -211,13 +258,25 @@ def sprt_cmd(a: str, b: str, **kw: Any) -> None:
         _announce(kw["db"], kw["as_json"])
         res = api.sprt(
             a, b, elo0=kw["elo0"], elo1=kw["elo1"], alpha=kw["alpha"], beta=kw["beta"],
-            max_games=kw["max_games"], **_session_args(kw),
+            max_games=kw["max_games"], **_format_args(kw),
         )
         _show(res, kw["as_json"], render(res.details))
 
 
+def _gauntlet_text(rows: list[dict[str, Any]], challenger: str) -> str:
+    lines = [f"Gauntlet: {challenger} against each bot (* = significant at 95%)"]
+    for r in rows:
+        mark = "*" if r["significant"] else ""
+        lines.append(f"  {r['opponent']}: {r['wins']}-{r['draws']}-{r['losses']} in {r['games']} games,"
+                     f" score {r['mean']:.2f}{mark} [{r['low']:.2f}, {r['high']:.2f}], Elo {r['elo_text']}")
+    return "\n".join(lines)
+
+
+_existing_db = click.argument("db", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+
+
 @tournament_main.command("report")
-@click.argument("db", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@_existing_db
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=Path("report.html"),
               show_default=True)
 @click.option("--tournament", "tournament_id", type=int, default=None,
@@ -230,8 +289,10 @@ def report_cmd(db: Path, output: Path, tournament_id: int | None, replays: bool)
     from tournaments.html_report import report
 
     folder = f"{output.stem}_replays"
-    with _user_errors(db):
-        with Store.open(db) as store:
+    with _user_errors():
+        if not output.parent.is_dir():
+            raise TournamentError(f"{output.parent} does not exist (create it first)")
+        with Store.open(db, readonly=True) as store:
             page = report(store, tournament_id, replay_dir=output.parent / folder if replays else None,
                           link_prefix=folder + "/")
         output.write_text(page, encoding="utf-8")
@@ -253,8 +314,8 @@ def replay_cmd(db: Path, game_id: int, output: Path | None, open_: bool, **expor
     from viewer.cli import emit_replay
     from viewer.model import TraceError
 
-    with _user_errors(db):
-        with Store.open(db) as store:
+    with _user_errors():
+        with Store.open(db, readonly=True) as store:
             rec = store.game(game_id)
         if not rec.trace:
             raise TournamentError(f"game {game_id} has no stored trace")
@@ -263,6 +324,35 @@ def replay_cmd(db: Path, game_id: int, output: Path | None, open_: bool, **expor
         except TraceError as e:
             raise TournamentError(f"game {game_id}'s trace cannot be read: {e}") from None
         emit_replay(replay, output or Path(f"game-{game_id}.html"), open_, **export)
+
+
+@tournament_main.command("list")
+@_existing_db
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
+def list_cmd(db: Path, as_json: bool) -> None:
+    """What DB holds: each tournament's kind, bots, settings and games."""
+    from tournaments.inventory import inventory, render_inventory
+
+    with _user_errors():
+        with Store.open(db, readonly=True) as store:
+            inv = inventory(store)
+        _emit_json(inv) if as_json else click.echo(render_inventory(inv))
+
+
+@tournament_main.command("export")
+@_existing_db
+@click.option("-o", "--output", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="Folder to write into (made if missing).")
+@click.option("--tournament", "tournament_id", type=int, default=None,
+              help="Only this tournament of the database (default: every game).")
+def export_cmd(db: Path, output: Path, tournament_id: int | None) -> None:
+    """Each game of DB as a .jsonl trace (the original's format) and games.csv."""
+    from tournaments.export import export
+
+    with _user_errors():
+        with Store.open(db, readonly=True) as store:
+            n = export(store, output, tournament_id)
+        click.echo(f"wrote {n} traces and {output / 'games.csv'}")
 
 
 # ---------------------------------------------------------------- ladder
@@ -286,6 +376,7 @@ def _ladder(db: Path | None) -> Iterator[Ladder]:
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@version_option
 def ladder_main() -> None:
     """A persistent pool of bots with ratings that improve as games are played."""
 
@@ -318,24 +409,35 @@ def ladder_remove(name: str, db: Path | None, as_json: bool) -> None:
 
 
 @ladder_main.command("show")
+@base_option
+@max_days_option
 @_ladder_options
-def ladder_show(db: Path | None, as_json: bool) -> None:
-    """The pool with ratings (batch fit of every ladder game, 95% intervals)."""
+def ladder_show(base: bool, max_days: int, db: Path | None, as_json: bool) -> None:
+    """The pool with ratings in one (card set, day limit) pool: the batch fit
+    of its games, 95% intervals."""
     with _ladder(db) as lad:
-        st = lad.show()
+        st = lad.show(base=base, max_days=max_days)
         if as_json:
-            _emit_json({"db": str(lad.store.path), "pool": pool_json(lad.pool()), **st.to_json()})
+            _emit_json({"db": str(lad.store.path), "pool": pool_json(lad.pool()), "pools": lad.pools(),
+                        **st.to_json()})
+        elif not lad.pool():
+            click.echo("the ladder is empty: ladder add NAME COMMAND")
         else:
-            click.echo(render_text(st) if st.names else "the ladder is empty: ladder add NAME COMMAND")
+            click.echo(render_text(st))
+            others = {k: v for k, v in lad.pools().items()}
+            click.echo("\ngames per pool: " + (", ".join(f"{k}: {v}" for k, v in others.items()) or "none yet"))
 
 
 @ladder_main.command("run")
-@click.option("--games", "-n", type=click.IntRange(1), required=True, help="Games to play.")
+# Not -n/--games, which means games per group and seating everywhere else.
+@click.option("--total", "--games", "games", type=click.IntRange(1), required=True, metavar="N",
+              help="Games to play in all.")
 @click.option("--players", "-p", type=click.IntRange(2, 4), default=2, show_default=True)
 @_ladder_db
 @_play_options
 def ladder_run(games: int, players: int, db: Path | None, **kw: Any) -> None:
-    """Play the games that most reduce rating uncertainty."""
+    """Play the games that most reduce rating uncertainty (in the pool of
+    --base and --max-days)."""
     with _ladder(db) as lad:
         res = lad.run(games=games, players=players, **_playing_args(kw))
         _show(res, kw["as_json"])
@@ -344,16 +446,20 @@ def ladder_run(games: int, players: int, db: Path | None, **kw: Any) -> None:
 @ladder_main.command("eval")
 @click.argument("command")
 @click.option("--games", "-n", type=click.IntRange(1), default=2, show_default=True,
-              help="Games per group and seating.")
+              help="Games per group of bots and seating.")
 @click.option("--players", "-p", type=click.IntRange(2, 4), default=2, show_default=True)
 @click.option("--seatings", type=click.Choice(["all", "latin"]), default="all", show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True, help="Fixes the openings and each game's seed.")
+@click.option("--openings", default="default", show_default=True, metavar="default|none|random:K|FILE",
+              help="Start positions (see tournament round-robin --help).")
 @_ladder_db
 @_play_options
-def ladder_eval(command: str, games: int, players: int, seatings: str, db: Path | None, **kw: Any) -> None:
+def ladder_eval(command: str, games: int, players: int, seatings: str, seed: int, openings: str,
+                db: Path | None, **kw: Any) -> None:
     """Rate COMMAND against the pool without adding it."""
     with _ladder(db) as lad:
         res = lad.eval(command, games=games, players=players, seatings=seatings,  # type: ignore[arg-type]
-                       **_playing_args(kw))
+                       seed=seed, openings=openings, **_playing_args(kw))
         d = res.details
-        _show(res, kw["as_json"], f"{d['challenger']}: Elo {d['elo']:.0f} [{d['elo_low']:.0f}, {d['elo_high']:.0f}]"
-              " on the pool's scale (pool mean 0)")
+        _show(res, kw["as_json"], f"{d['challenger']}: Elo {d['elo_text']} on the pool's scale (pool mean 0,"
+              f" {d['pool']})")

@@ -9,3 +9,8 @@ from __future__ import annotations
 
 class TournamentError(Exception):
     """Bad input (bots, options, database): nothing was played or overwritten."""
+
+
+class PlayError(TournamentError):
+    """Something failed while games were being played (a worker died): the
+    finished games are stored, and the message says what happened."""

@@ -1,7 +1,10 @@
 """The ladder: a persistent pool of bots, their games and ratings.
 
 Published ratings are a batch Plackett-Luce refit of every ladder game
-with bootstrap intervals (`tournaments.standings`), as for tournaments.
+with 95% intervals (`tournaments.standings`), as for tournaments. Games
+of different card sets or day limits are different games: each
+(card set, day limit) is a rating pool of its own, and `show`, `run` and
+`eval` each work in one pool (simple set, 100 days unless told).
 Choosing which games to play next needs a rating that moves after each
 game, so match-making keeps openskill's online Plackett-Luce model,
 replayed from the stored games: the next table is the group whose
@@ -27,10 +30,11 @@ from tournaments.entrants import Entrant, from_stored, parse_entrants
 from tournaments.errors import TournamentError
 from tournaments.outcomes import Result, win_shares
 from tournaments.result import TournamentResult
-from tournaments.runner import run
+from tournaments.runner import make_plan, open_tournament, run
 from tournaments.schedule import GameSpec, Seatings, gauntlet
 from tournaments.standings import Standings, compute
 from tournaments.store import GameRecord, Store
+from tournaments.workers import PlayOptions
 
 LADDER_KIND = "ladder"
 
@@ -93,7 +97,7 @@ class Ladder:
         with Ladder.open() as lad:           # or Ladder.open("my.sqlite")
             lad.add("rnd", "random")
             lad.run(games=20, options=PlayOptions(max_days=50), concurrency=2)
-            print(lad.show().names)
+            print(lad.show(max_days=50).names)
     """
 
     def __init__(self, store: Store) -> None:
@@ -102,7 +106,10 @@ class Ladder:
 
     @classmethod
     def open(cls, db: str | Path | None = None) -> "Ladder":
-        return cls(Store.open(db if db is not None else default_db()))
+        if db is None:
+            db = default_db()
+            db.parent.mkdir(parents=True, exist_ok=True)
+        return cls(Store.open(db))
 
     def close(self) -> None:
         self.store.close()
@@ -126,7 +133,7 @@ class Ladder:
         argv = list(entrant.argv)
         if os.sep in argv[0]:  # the ladder outlives the current directory
             argv[0] = os.path.abspath(argv[0])
-        used = {s for r, _ in self._results() for s in r.seats}
+        used = {s for g in self.store.games(self.tid) for s in g.seats}
         if name in used and name not in {b.name for b in self.pool()}:
             raise TournamentError(
                 f"{name!r} has stored ladder games from a removed bot; choose another name"
@@ -143,28 +150,34 @@ class Ladder:
 
     # games -------------------------------------------------------------
 
-    def _results(self) -> list[tuple[Result, str | None]]:
-        return [(g.result, g.fault_reason) for g in self.store.games(self.tid)]
+    def _games(self, base: bool, max_days: int) -> list[GameRecord]:
+        """The pool's games: this card set and day limit only."""
+        return [
+            g for g in self.store.games(self.tid)
+            if bool(g.options.get("base", False)) == base and int(g.options.get("max_days", 100)) == max_days
+        ]
 
     def run(self, *, games: int, players: int = 2, **playing_args: Any) -> TournamentResult:
-        """Play `games` games chosen to reduce rating uncertainty the most.
+        """Play `games` games chosen to reduce rating uncertainty the most, in
+        the pool of the options' card set and day limit.
         `playing_args`: options, backend, concurrency, progress (see api.playing)."""
         entrants = self._entrants()
         if len(entrants) < players:
             raise TournamentError(
                 f"the ladder has {len(entrants)} bots; {players}-player games need {players}"
             )
+        options = playing_args.get("options") or PlayOptions()
         names = [e.name for e in entrants]
         index = {n: i for i, n in enumerate(names)}
         live = _Live(names)
-        stored = self.store.games(self.tid)
+        stored = self._games(options.base, options.max_days)
         for g in stored:
             live.update(g.result)
         group_counts: dict[tuple[str, ...], int] = {}
         for g in stored:
             key = tuple(sorted(g.seats))
             group_counts[key] = group_counts.get(key, 0) + 1
-        start = len(stored)
+        start = len(self.store.played_keys(self.tid))  # keys are unique across pools
         groups = [tuple(g) for g in combinations(sorted(names), players)]
 
         def specs() -> Iterator[GameSpec]:
@@ -175,22 +188,26 @@ class Ladder:
                 orders = list(permutations(best))
                 seats = tuple(index[n] for n in orders[k % len(orders)])
                 live.pending(best)
-                yield GameSpec(f"ladder/{start + i}", seats)
+                # One opening per group and round of its seatings, so a group's games pair up.
+                yield GameSpec(f"ladder/{start + i}", seats, k // len(orders))
 
         def stop(rec: GameRecord) -> bool:
             live.update(rec.result)
             return False
 
         with playing(self.store, **playing_args) as ctx:
-            new = run(ctx, self.tid, entrants, specs(), total=games, stop=stop, label="ladder")
-        return TournamentResult(LADDER_KIND, str(self.store.path), self.tid, entrants, self.show(), len(new))
+            plan = make_plan(ctx, entrants, players, seed=0)
+            new = run(ctx, self.tid, entrants, specs(), plan, total=games, stop=stop, label="ladder")
+        return TournamentResult(LADDER_KIND, str(self.store.path), self.tid, entrants,
+                                self.show(base=options.base, max_days=options.max_days), len(new),
+                                {"pool": _pool_name(options.base, options.max_days)})
 
-    def show(self, *, bootstrap: int = 200) -> Standings:
-        """Pool standings: the batch fit over every ladder game, pool bots listed."""
+    def show(self, *, base: bool = False, max_days: int = 100) -> Standings:
+        """Pool standings: the batch fit over the pool's games, pool bots listed."""
         pool = [b.name for b in self.pool()]
-        results = self._results()
-        everyone = sorted({s for r, _ in results for s in r.seats} | set(pool))
-        full = compute(results, everyone, bootstrap=bootstrap)
+        results = self._games(base, max_days)
+        everyone = sorted({s for r in results for s in r.seats} | set(pool))
+        full = compute(results, everyone)
         keep = [n for n in full.names if n in pool]
         return Standings(
             keep,
@@ -202,6 +219,14 @@ class Ladder:
             full.players,
         )
 
+    def pools(self) -> dict[str, int]:
+        """Games stored per pool ("simple, 100 days": 40, ...)."""
+        counts: dict[str, int] = {}
+        for g in self.store.games(self.tid):
+            name = _pool_name(bool(g.options.get("base", False)), int(g.options.get("max_days", 100)))
+            counts[name] = counts.get(name, 0) + 1
+        return counts
+
     def eval(
         self,
         command: str,
@@ -209,7 +234,8 @@ class Ladder:
         games: int = 1,
         players: int = 2,
         seatings: Seatings = "all",
-        bootstrap: int = 200,
+        seed: int = 0,
+        openings: Any = "default",
         **playing_args: Any,
     ) -> TournamentResult:
         """A gauntlet of a new bot against the pool; its rating on the pool's
@@ -223,22 +249,30 @@ class Ladder:
             raise TournamentError(
                 f"the ladder has {len(pool)} bots; a {players}-player gauntlet needs {players - 1}"
             )
+        options = playing_args.get("options") or PlayOptions()
         entrants = [challenger, *pool]
         specs = gauntlet(len(entrants), players, games, seatings)
         with playing(self.store, **playing_args) as ctx:
-            config = {"players": players, "seatings": seatings, "options": ctx.options.to_json()}
-            tid = self.store.tournament("ladder-eval", config, [e.identity for e in entrants])
-            new = run(ctx, tid, entrants, specs, total=len(specs), label="eval")
+            plan = make_plan(ctx, entrants, players, seed=seed, openings=openings)
+            config = {"players": players, "seatings": seatings, "options": ctx.options.to_json(), **plan.config()}
+            ctx.new = True  # each evaluation is its own tournament
+            tid = open_tournament(ctx, "ladder-eval", config, entrants)
+            new = run(ctx, tid, entrants, specs, plan, total=len(specs), label="eval")
         wanted = {s.key for s in specs}
-        mine = [(g.result, g.fault_reason) for g in self.store.games(tid) if g.key in wanted]
+        mine = [g for g in self.store.games(tid) if g.key in wanted]
         names = [e.name for e in entrants]
-        history = [(r, why) for r, why in self._results() if all(s in pool_names for s in r.seats)]
-        st = compute(history + mine, names, bootstrap=bootstrap)
+        history = [g for g in self._games(options.base, options.max_days) if all(s in pool_names for s in g.seats)]
+        st = compute(history + mine, names)
         shift = sum(st.ratings[n].elo for n in pool_names) / len(pool_names)
         st = _shifted(st, shift)
         c = st.ratings[challenger.name]
-        details = {"challenger": challenger.name, "elo": c.elo, "elo_low": c.low, "elo_high": c.high}
+        details = {"challenger": challenger.name, "elo": c.elo, "elo_low": c.low, "elo_high": c.high,
+                   "elo_text": st.rating_text(challenger.name), "pool": _pool_name(options.base, options.max_days)}
         return TournamentResult("ladder-eval", str(self.store.path), tid, entrants, st, len(new), details)
+
+
+def _pool_name(base: bool, max_days: int) -> str:
+    return f"{'base' if base else 'simple'} set, {max_days} days"
 
 
 def _shifted(st: Standings, shift: float) -> Standings:

@@ -314,7 +314,7 @@ def ratings_over_time(facts: Sequence[GameFacts], points: int = 24) -> str:
     ks = sorted({max(1, round(len(results) * i / points)) for i in range(1, points + 1)})
     series: dict[str, list[float]] = {n: [] for n in names}
     for k in ks:
-        rated = {r.name: r.elo for r in ratings(results[:k], names, bootstrap=0)}
+        rated = {r.name: r.elo for r in ratings(results[:k], names)}
         for n in names:
             v = rated.get(n, 0.0)
             series[n].append(max(-1500.0, min(1500.0, v if math.isfinite(v) else 0.0)))

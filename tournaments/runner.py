@@ -2,24 +2,38 @@
 
 The parent keeps at most `backend.slots` games in flight, so stopping
 (an SPRT decision, a finished bracket round, Ctrl-C) wastes little, and
-writes every finished game to the database the moment it arrives.
+writes every finished game to the database the moment it arrives. On a
+terminal a progress bar is drawn on stderr; elsewhere (a log, nohup,
+CI) each finished game is one line there instead, fastchess style.
+
+Everything that decides a game's course is fixed before it is played
+and recorded with the tournament: the opening of each game index, the
+game's seed (from the tournament's seed and the game's key) and each
+entrant's time control. A database that already holds a tournament of
+the same kind and bots, but with another identity (another order of the
+bots, other options), is refused rather than silently joined by a
+second tournament (`new=True`, `--new`, starts one beside it).
 """
 
 from __future__ import annotations
 
+import re
 import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
 from typing import Any
 
 import click
 
+from driver.botspec import BotOptions, BotSpecError, options_by_seat
 from tournaments.backends import Backend
 from tournaments.entrants import Entrant
-from tournaments.errors import TournamentError
-from tournaments.schedule import GameSpec
-from tournaments.store import GameRecord, Store
+from tournaments.errors import PlayError, TournamentError
+from tournaments.openings import OpeningPlan, plan_openings
+from tournaments.schedule import GameSpec, game_seed
+from tournaments.store import GameRecord, Store, TournamentRow
 from tournaments.workers import Job, PlayOptions
 
 
@@ -30,8 +44,116 @@ class Context:
     store: Store
     backend: Backend
     options: PlayOptions
-    progress: bool = True  # a progress bar on stderr (off for --json)
+    progress: bool = True  # progress on stderr: a bar on a terminal, one line per game elsewhere
     reuse: bool = False  # keep each bot's process alive across its games
+    new: bool = False  # start a tournament beside a stored one that differs from this one
+
+
+@dataclass
+class GamePlan:
+    """What is fixed for every game of one tournament before any is played."""
+
+    openings: OpeningPlan  # for the tournament's table size
+    seed: int | None
+    bot_options: tuple[BotOptions, ...]  # per entrant position
+    spec: Any = "default"  # how the openings were asked for
+    others: dict[int, OpeningPlan] = field(default_factory=dict)  # smaller tables (an elimination's byes)
+
+    def openings_for(self, players: int) -> OpeningPlan:
+        """The openings of a table of `players`: those asked for, or, for a
+        table size they were not made for (a file of 4-player openings at a
+        2-player table), that size's default suite."""
+        if players == self.openings.players:
+            return self.openings
+        if players not in self.others:
+            spec = self.spec if self.spec in ("none", "default") or str(self.spec).startswith("random:") else "default"
+            self.others[players] = plan_openings(spec, players=players, base=self.openings.base,
+                                                 max_days=self.openings.max_days, seed=self.openings.seed)
+        return self.others[players]
+
+    def job(self, spec: GameSpec, entrants: Sequence[Entrant], options: PlayOptions, reuse: bool) -> Job:
+        bots = [entrants[p] for p in spec.seats]
+        opening = self.openings_for(len(bots)).opening(spec.index)
+        return Job(
+            spec.key, tuple(b.name for b in bots), tuple(b.spec for b in bots), options, reuse,
+            seats=tuple(self.bot_options[p] for p in spec.seats),
+            opening=None if opening is None else tuple(opening),
+            seed=None if self.seed is None else game_seed(self.seed, spec.key),
+        )
+
+    def config(self) -> dict[str, Any]:
+        """The plan's part of the tournament's identity."""
+        return {"seed": self.seed, "openings": self.openings.to_json()}
+
+
+def make_plan(ctx: Context, entrants: Sequence[Entrant], players: int, *, seed: int | None,
+              openings: Any = "default") -> GamePlan:
+    """Resolve the openings and each entrant's options; TournamentError for bad ones."""
+    from protocol.openings import OpeningError
+
+    opts = ctx.options
+    try:
+        plan = plan_openings(openings, players=players, base=opts.base, max_days=opts.max_days,
+                             seed=seed or 0)
+        per_entrant = options_by_seat([e.name for e in entrants], opts.bot_options)
+    except (OpeningError, BotSpecError) as err:
+        raise TournamentError(str(err)) from None
+    return GamePlan(plan, seed, tuple(per_entrant), openings)
+
+
+def open_tournament(ctx: Context, kind: str, config: dict[str, Any], entrants: Sequence[Entrant]) -> int:
+    """The tournament's id: resumed if stored, else new, unless the database
+    holds one of the same kind and bots that this one differs from."""
+    identities = [e.identity for e in entrants]
+    found = ctx.store.find_tournament(kind, config, identities)
+    if found is not None:
+        return found
+    if not ctx.new:
+        names = sorted(n for n, _ in identities)
+        for row in ctx.store.tournaments():
+            if row.kind == kind and sorted(n for n, _ in row.entrants) == names:
+                raise TournamentError(_differences(ctx.store, row, config, identities))
+    return ctx.store.tournament(kind, config, identities)
+
+
+def _differences(store: Store, row: TournamentRow, config: dict[str, Any],
+                 identities: Sequence[tuple[str, Sequence[str]]]) -> str:
+    said = []
+    theirs = [n for n, _ in row.entrants]
+    if theirs != [n for n, _ in identities]:
+        said.append(f"bots in another order (there: {', '.join(theirs)})")
+    elif [list(a) for _, a in identities] != [list(a) for _, a in row.entrants]:
+        changed = [n for (n, a), (_, b) in zip(identities, row.entrants) if list(a) != list(b)]
+        said.append(f"other commands for {', '.join(changed)}")
+    flat_here, flat_there = _flatten(config), _flatten(row.config)
+    for key in sorted(set(flat_here) | set(flat_there)):
+        here, there = flat_here.get(key, "unset"), flat_there.get(key, "unset")
+        if here != there:
+            said.append(f"{key} {_short(there)} there, {_short(here)} here")
+    what = "; ".join(said) or "an identity recorded by an older version"
+    return (
+        f"{store.path} holds {row.kind} {row.id} with the same bots, and this command differs from it: {what}."
+        " Rerun that tournament's command to resume it, use another --db, or pass --new to start"
+        " another tournament beside it"
+    )
+
+
+def _flatten(d: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in d.items():
+        if isinstance(v, dict) and v and not (k == "openings"):
+            out.update(_flatten(v, f"{prefix}{k}."))
+        else:
+            out[f"{prefix}{k}"] = v
+    return out
+
+
+def _short(value: Any) -> str:
+    if isinstance(value, dict) and "suite" in value:
+        return f"a suite of {len(value['suite'])} openings"
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {v}" for k, v in value.items())
+    return str(value)
 
 
 def run(
@@ -39,22 +161,25 @@ def run(
     tournament_id: int,
     entrants: Sequence[Entrant],
     specs: Iterable[GameSpec],
+    plan: GamePlan,
     *,
     total: int | None = None,
     stop: Callable[[GameRecord], bool] | None = None,
     label: str = "games",
+    status: Callable[[], str] | None = None,
 ) -> list[GameRecord]:
     """Play every spec not yet stored; return the records played now.
 
     `stop(record)` is asked after each stored game; once true, no new game
     starts, and the games in flight are still finished and stored.
+    `status()` adds to each game's progress line (e.g. the SPRT's LLR).
     """
     played = ctx.store.played_keys(tournament_id)
     todo = (s for s in specs if s.key not in played)
     new: list[GameRecord] = []
     inflight: dict[Any, GameSpec] = {}
     stopping = False
-    bar = _Progress(total - len(played) if total is not None else None, label, ctx.progress)
+    bar = _Progress(total - len(played) if total is not None else None, label, ctx.progress, status)
     try:
         while True:
             while not stopping and len(inflight) < ctx.backend.slots:
@@ -62,22 +187,31 @@ def run(
                 if spec is None:
                     stopping = True
                     break
-                inflight[ctx.backend.submit(_job(spec, entrants, ctx.options, ctx.reuse))] = spec
+                inflight[ctx.backend.submit(plan.job(spec, entrants, ctx.options, ctx.reuse))] = spec
             if not inflight:
                 break
             for handle in ctx.backend.wait(inflight):
                 spec = inflight.pop(handle)
                 try:
                     rec = ctx.backend.result(handle)
+                except BrokenProcessPool as err:
+                    raise PlayError(
+                        f"the worker processes died before or while playing game {spec.key} ({err})."
+                        " A script that calls the tournaments API must call it under"
+                        " `if __name__ == \"__main__\":`, since each worker process imports the script"
+                        " again (see docs/tournaments.md); otherwise the messages above say what ended them."
+                        f" {len(new)} games finished now are stored"
+                    ) from None
                 except Exception as err:
-                    raise TournamentError(
+                    raise PlayError(
                         f"game {spec.key} failed in its worker ({type(err).__name__}: {err});"
                         f" {len(new)} games finished now are stored, rerun to resume"
                     ) from err
                 if ctx.store.add_game(tournament_id, rec):
                     new.append(rec)
-                bar.advance()
-                if stop is not None and not stopping and stop(rec):
+                stopped = stop is not None and not stopping and stop(rec)
+                bar.advance(rec)
+                if stopped:
                     stopping = True
     except BaseException:
         ctx.backend.close(cancel=True)
@@ -87,19 +221,42 @@ def run(
     return new
 
 
-def _job(spec: GameSpec, entrants: Sequence[Entrant], options: PlayOptions, reuse: bool) -> Job:
-    bots = [entrants[p] for p in spec.seats]
-    return Job(spec.key, tuple(b.name for b in bots), tuple(b.spec for b in bots), options, reuse)
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """Bot text made harmless for a terminal: control characters escaped."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def game_line(number: int, total: int | None, rec: GameRecord) -> str:
+    """One finished game, fastchess style: number, key, seats, result, reason, days, seconds."""
+    seats = " vs ".join(rec.seats)
+    if rec.fault_seat is not None:
+        n = len(rec.seats)
+        result = ("0-1" if rec.fault_seat == 0 else "1-0") if n == 2 else f"{rec.seats[rec.fault_seat]} forfeits"
+        reason = f"{rec.seats[rec.fault_seat]} forfeits: {printable(rec.fault_reason or '')}"
+    elif rec.winner is None:
+        result, reason = ("1/2-1/2" if len(rec.seats) == 2 else "draw"), "day limit, nobody ahead"
+    else:
+        result = ("1-0" if rec.winner == 0 else "0-1") if len(rec.seats) == 2 else f"{rec.seats[rec.winner]} wins"
+        reason = f"{rec.seats[rec.winner]} wins"
+    count = f"{number}/{total}" if total else str(number)
+    return f"game {count} {rec.key}: {seats}: {result} ({reason}), {rec.days} days, {rec.duration:.1f} s"
 
 
 class _Progress:
-    """Games done, games per second and ETA on stderr (click's progress
-    bar, drawn only on a terminal)."""
+    """Games done, games per second and ETA on stderr: click's progress bar on
+    a terminal, one line per finished game elsewhere."""
 
-    def __init__(self, total: int | None, label: str, enabled: bool) -> None:
+    def __init__(self, total: int | None, label: str, enabled: bool,
+                 status: Callable[[], str] | None = None) -> None:
         self.start = time.monotonic()
         self.done = 0
+        self.total = total
+        self.status = status
         self.bar = None
+        self.lines = enabled and not sys.stderr.isatty()
         if enabled and total and sys.stderr.isatty():
             self.bar = click.progressbar(
                 length=total,
@@ -107,17 +264,20 @@ class _Progress:
                 file=sys.stderr,
                 show_eta=True,
                 show_pos=True,
-                item_show_func=lambda _: f"{self.rate():.1f} games/s",
+                item_show_func=lambda _: f"{self.rate():.1f} games/s" + (f", {status()}" if status else ""),
             )
             self.bar.__enter__()
 
     def rate(self) -> float:
         return self.done / max(time.monotonic() - self.start, 1e-9)
 
-    def advance(self) -> None:
+    def advance(self, rec: GameRecord) -> None:
         self.done += 1
         if self.bar is not None:
             self.bar.update(1, current_item=self.done)
+        elif self.lines:
+            extra = f"; {self.status()}" if self.status else ""
+            click.echo(game_line(self.done, self.total, rec) + extra, err=True)
 
     def close(self) -> None:
         if self.bar is not None:

@@ -8,6 +8,7 @@ resumed run can tell exactly which games are still missing and raising
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import combinations, permutations
@@ -18,10 +19,20 @@ Seatings = Literal["all", "latin"]
 
 @dataclass(frozen=True)
 class GameSpec:
-    """One scheduled game: entrant positions by seat, and its stable key."""
+    """One scheduled game: its stable key, entrant positions by seat, and
+    its index within its seating (the games of one index in every seating
+    of a group start from the same opening)."""
 
     key: str
     seats: tuple[int, ...]
+    index: int = 0
+
+
+def game_seed(seed: int, key: str) -> int:
+    """The seed of the game `key` in a tournament of seed `seed`: from both
+    alone, so a resumed or reordered run gives each game the same one."""
+    digest = hashlib.blake2b(f"{seed}/{key}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") >> 1  # 63 bits: an SQLite integer
 
 
 def seatings(group: Sequence[int], mode: Seatings = "all") -> list[tuple[int, ...]]:
@@ -50,7 +61,7 @@ def group_games(
     stopping early still leaves the seats balanced."""
     orders = seatings(group, mode)
     return [
-        GameSpec(game_key(stage, seats, i), seats)
+        GameSpec(game_key(stage, seats, i), seats, i)
         for i in range(games)
         for seats in orders
     ]

@@ -9,36 +9,65 @@ from __future__ import annotations
 
 import multiprocessing.util
 import time
-from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-from tournaments.store import GameRecord, compress_lines
+from driver.botspec import BotOptions, parse_bot_options
+from driver.game import STARTUP
+from tournaments.store import GameRecord, compress_lines, compress_times, trace_digest
 
 
 @dataclass(frozen=True)
 class PlayOptions:
-    """The referee options a tournament passes to every game."""
+    """The referee options a tournament passes to every game.
+
+    `startup`, `margin` and `timeout` are every bot's time control;
+    `bot_options` overrides them (and whether a bot gets a seed) per
+    entrant: a mapping (or pairs) from an entrant's name, or `*` for
+    every one, to `BotOptions` or their text (`"timeout=2,startup=60"`).
+    """
 
     base: bool = False
     max_days: int = 100
     timeout: float = 10.0
     fair: bool = False
+    startup: float = STARTUP
+    margin: float = 0.0
+    bot_options: Any = field(default=())
+    isolation: str = "auto"  # driver.isolation: auto, namespaces or none (not part of a tournament's identity)
+
+    def __post_init__(self) -> None:
+        given = self.bot_options.items() if isinstance(self.bot_options, Mapping) else self.bot_options
+        pairs = tuple(
+            (str(name), parse_bot_options(o) if isinstance(o, str) else o) for name, o in given
+        )
+        object.__setattr__(self, "bot_options", pairs)
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        out: dict[str, Any] = {
+            "base": self.base, "max_days": self.max_days, "timeout": self.timeout, "fair": self.fair,
+            "startup": self.startup, "margin": self.margin,
+        }
+        if self.bot_options:
+            out["bot_options"] = [[name, o.to_json()] for name, o in self.bot_options]
+        return out
 
 
 @dataclass(frozen=True)
 class Job:
-    """One game to play: its schedule key, the bots by seat, and whether
-    this worker should keep the bots' processes alive for later games."""
+    """One game to play: its schedule key, the bots by seat, each seat's
+    options, the opening and the game's seed, and whether this worker
+    should keep the bots' processes alive for later games."""
 
     key: str
     names: tuple[str, ...]
     specs: tuple[Any, ...]
     options: PlayOptions
     reuse: bool = False
+    seats: tuple[BotOptions, ...] = ()
+    opening: tuple[int | str, ...] | None = None
+    seed: int | None = None
 
 
 def play(job: Job) -> GameRecord:
@@ -46,7 +75,11 @@ def play(job: Job) -> GameRecord:
     from driver.game import GameOptions, play_game
 
     opts = job.options
-    game_options = GameOptions(base=opts.base, max_days=opts.max_days, timeout=opts.timeout, fair=opts.fair)
+    game_options = GameOptions(
+        base=opts.base, max_days=opts.max_days, timeout=opts.timeout, fair=opts.fair, startup=opts.startup,
+        margin=opts.margin, seats=job.seats, opening=job.opening, seed=job.seed,
+        isolation=opts.isolation,
+    )
     started = time.time()
     if job.reuse:
         res = _kept.play(job.specs, game_options)
@@ -65,6 +98,10 @@ def play(job: Job) -> GameRecord:
         options=opts.to_json(),
         trace=compress_lines(res.trace),
         stderr=compress_lines(_stderr_lines(job.names, res.stderr)),
+        opening=job.opening,
+        seed=job.seed,
+        times=compress_times(res.answer_times),
+        digest=trace_digest(res.trace),
     )
 
 
@@ -90,21 +127,25 @@ class _KeptBots:
             self.finalizer = multiprocessing.util.Finalize(self, self.close_all, exitpriority=10)
         keys = [(s.name, tuple(s.argv)) for s in specs]
         procs = []
-        for key, spec in zip(keys, specs):
+        for seat, (key, spec) in enumerate(zip(keys, specs)):
             proc = self.procs.get(key)
             if proc is None or not proc.reusable:
                 self.retire(key)
-                proc = BotProcess(spec.command(options.max_days), spec.name, line_limit=options.line_limit,
-                                  stderr_limit=options.stderr_limit)
+                proc = BotProcess(options.command(spec, seat), spec.name, line_limit=options.line_limit,
+                                  stderr_limit=options.stderr_limit, isolation=options.isolation)
                 self.procs[key] = proc
             procs.append(proc)
+        group = BotGroup(procs)
         try:
-            res = play_game(list(specs), options, group=BotGroup(procs))
+            res = play_game(list(specs), options, group=group)
         except BaseException:
+            self.procs.update(zip(keys, group.bots))
             for key in keys:
                 self.retire(key)
             raise
-        for seat, (key, proc) in enumerate(zip(keys, procs)):
+        # A kept bot that exited after its last game was restarted by the referee.
+        self.procs.update(zip(keys, group.bots))
+        for seat, (key, proc) in enumerate(zip(keys, group.bots)):
             if (res.fault is not None and res.fault[0] == seat) or not proc.reusable:
                 self.retire(key)
             else:

@@ -1,6 +1,6 @@
 """The `evolve` command: run, inspect and plot evolutions of the evolved bot.
 
-    evolve KEY --generations N --population M [--players P] [--base] [--seed S] [-o]
+    evolve KEY --generations N --population M [--players P] [--base] [--seed S] [--overwrite]
                [--opponents expert,decent-repro [--opponent-games G] [--opponent-weight W]]
     evolve KEY --resume --generations N      continue a stored run to N generations
     evolve show KEY                          the leader's preferences as a table
@@ -9,10 +9,13 @@
 
 from __future__ import annotations
 
+import difflib
 import random
 import sys
 
 import click
+
+from driver.options import concurrency_option, ray_address_option, version_option
 
 from bots.evolved.ga import (
     Generation,
@@ -36,6 +39,13 @@ class _DefaultToRun(click.Group):
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if args and args[0] not in self.commands and not args[0].startswith("-"):
+            # A mistyped `show` or `plot` must never start an evolution under that key.
+            close = difflib.get_close_matches(args[0], [c for c in self.commands if c != "run"], n=1, cutoff=0.6)
+            if close:
+                raise click.UsageError(
+                    f"No such command {args[0]!r}. Did you mean {close[0]!r}?"
+                    f" (to evolve under the key {args[0]!r}, write: evolve run {args[0]})", ctx
+                )
             args = ["run", *args]
         return super().parse_args(ctx, args)
 
@@ -51,6 +61,7 @@ def _key(ctx: click.Context, param: click.Parameter, value: str) -> str:
 
 
 @click.group(cls=_DefaultToRun, context_settings={"help_option_names": ["-h", "--help"]})
+@version_option
 def main() -> None:
     """Evolve preference genomes for the `evolved` bot.
 
@@ -75,16 +86,18 @@ def main() -> None:
 @click.option("--opponent-games", type=int, default=16, show_default=True, help="Games per genome against each outside bot (even: seats alternate).")
 @click.option("--opponent-weight", type=float, default=0.5, show_default=True, help="Share of the fitness from the outside games (the rest: the tournaments).")
 @click.option("--max-days", type=int, default=100, show_default=True, help="Day limit of each fitness game.")
-@click.option("--workers", "-j", type=int, default=None, help="Local worker processes [default: every core].")
-@click.option("--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True, help="Where the fitness games run.")
-@click.option("--ray-address", default=None, help="Ray cluster to join (e.g. auto); default: start a local Ray.")
+@concurrency_option
+@click.option("--workers", "workers", type=click.IntRange(1), default=None, hidden=True)  # the old spelling of -j
+@click.option("--backend", type=click.Choice(["local", "ray"]), default=None,
+              help="Where the fitness games run. [default: local; ray with --ray-address]")
+@ray_address_option
 @click.option("--resume", is_flag=True, help="Continue the run stored under KEY up to --generations.")
-@click.option("-o", "--overwrite", is_flag=True, help="Replace a run already stored under KEY.")
+@click.option("--overwrite", is_flag=True, help="Replace a run already stored under KEY.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def run_command(
     key: str, generations: int, population: int, players: int, base: bool, seed: int, tournaments: int,
-    opponents: str, opponent_games: int, opponent_weight: float, max_days: int, workers: int | None, backend: str, ray_address: str | None, resume: bool,
-    overwrite: bool, quiet: bool,
+    opponents: str, opponent_games: int, opponent_weight: float, max_days: int, concurrency: int | None,
+    workers: int | None, backend: str | None, ray_address: str | None, resume: bool, overwrite: bool, quiet: bool,
 ) -> None:
     """Evolve a population under KEY; print one line per generation."""
     store = Store(key)
@@ -117,7 +130,11 @@ def run_command(
     if done >= settings.generations:
         click.echo(f"key {key!r} already has {done} generations; nothing to do")
         return
-    backend_context = ray_backend(ray_address) if backend == "ray" else local_backend(workers or default_workers())
+    if backend is None:
+        from_command_line = click.get_current_context().get_parameter_source("ray_address")
+        backend = "ray" if ray_address and from_command_line == click.core.ParameterSource.COMMANDLINE else "local"
+    jobs = concurrency or workers or default_workers()
+    backend_context = ray_backend(ray_address) if backend == "ray" else local_backend(jobs)
     try:
         with backend_context as (mapper, parallelism), click.progressbar(
             length=settings.generations - done, label=f"evolving {key}", file=sys.stderr if not quiet else _Null()
@@ -176,7 +193,7 @@ def show_command(key: str, generation: int | None) -> None:
 @main.command("plot")
 @click.argument("key", callback=_key)
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, writable=True), help="The PNG file to write.")
-@click.option("--games", type=int, default=20, show_default=True, help="Games per pair of leaders (seats alternate).")
+@click.option("--games", "-n", type=int, default=20, show_default=True, help="Games per pair of leaders (seats alternate).")
 @click.option("--leaders", type=int, default=25, show_default=True, help="At most this many leaders, evenly spaced over the run.")
 @click.option("--seed", type=int, default=0, show_default=True)
 def plot_command(key: str, output: str, games: int, leaders: int, seed: int) -> None:

@@ -53,7 +53,7 @@ class Store:
         if self.path.exists():
             if not overwrite:
                 raise FileExistsError(
-                    f"key {self.key!r} already holds a run ({self.path}); use -o to overwrite it"
+                    f"key {self.key!r} already holds a run ({self.path}); use --overwrite to replace it"
                 )
             shutil.rmtree(self.path)
         self.path.mkdir(parents=True)

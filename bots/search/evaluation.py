@@ -107,7 +107,8 @@ def _army(game: Game, player: int) -> _Army:
 
 def all_features(game: Game) -> list[list[float]]:
     """Every player's feature vector (see FEATURES). Coins are capped
-    (see _DEAREST_CARD).
+    (see _DEAREST_CARD), and counted from the poorest purse still in the
+    game once a purse passes 2**53 (see _coin_floor).
 
     `exposed` is 1 when some opponent could eliminate the player in one
     attack phase: it has more attackers than the player has blocks (each
@@ -120,7 +121,10 @@ def all_features(game: Game) -> list[list[float]]:
     armies = [_army(game, p) for p in range(game.n_players)]
     alive = [game.alive(p) for p in range(game.n_players)]
     purses = [game.coins(p) for p in range(game.n_players)]
-    bids = [purses[p] + armies[p].income / 3.0 for p in range(game.n_players)]
+    # Three times purse plus a day's average income, in exact ints: a float
+    # cannot hold a bean-grown purse (and overflows past 1.8e308).
+    bids = [3 * purses[p] + int(armies[p].income) for p in range(game.n_players)]
+    floor = _coin_floor(purses, alive)
     vectors = []
     for player, army in enumerate(armies):
         others = [p for p in range(game.n_players) if p != player and alive[p]]
@@ -131,7 +135,7 @@ def all_features(game: Game) -> list[list[float]]:
         vectors.append([
             float(army.points),
             army.points * army.points / 7.0,
-            float(min(purses[player], richest + _DEAREST_CARD)),
+            _to_float(min(purses[player], richest + _DEAREST_CARD) - floor),
             army.income,
             float(army.attack),
             float(army.defense),
@@ -141,6 +145,27 @@ def all_features(game: Game) -> list[list[float]]:
             1.0 if exposed else 0.0,
         ])
     return vectors
+
+
+_EXACT_FLOAT = 2**53
+_FLOAT_CAP = 1e300  # beyond: equally "more than anyone can spend", and far from overflowing
+
+
+def _coin_floor(purses: list[int], alive: list[bool]) -> int:
+    """0, or once a purse passes 2**53 (Magic Bean Stock compounds purses
+    past 1e25 in long games), the poorest purse still in the game: the
+    coin feature is counted from it so that the few coins that tell two
+    huge purses apart survive the float. Only differences of material
+    count (see _squash), and a common offset leaves them unchanged."""
+    if max(purses) < _EXACT_FLOAT:
+        return 0
+    return min((purse for purse, inside in zip(purses, alive) if inside), default=0)
+
+
+def _to_float(n: int) -> float:
+    if -_FLOAT_CAP < n < _FLOAT_CAP:
+        return float(n)
+    return _FLOAT_CAP if n > 0 else -_FLOAT_CAP
 
 
 def features(game: Game, player: int) -> list[float]:

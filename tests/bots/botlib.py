@@ -1,21 +1,20 @@
 """Shared pieces of the test bots (stdlib only: they run under `python -S`).
 
 `simple_move` plays a small legal strategy without the engine; `serve`
-runs a bot loop; `record_pids` lets a test find every process a bot
-started (the file named by $ECONOMANCY_TEST_PIDS gets one pid per line).
+runs a bot loop; `note` writes a line to standard error, which the
+referee keeps (bots may run as another user in namespaces of their own,
+so they report through their pipes, not through files). Tests find every
+process a bot started by the marker they put in its environment
+(tests/proctable.py).
 """
 
 import json
-import os
 import sys
 
 
-def record_pids(*pids):
-    path = os.environ.get("ECONOMANCY_TEST_PIDS")
-    if path:
-        with open(path, "a") as f:
-            for pid in pids:
-                f.write(f"{pid}\n")
+def note(text):
+    sys.stderr.write(text + "\n")
+    sys.stderr.flush()
 
 
 def simple_move(state, role="defender"):
@@ -54,7 +53,6 @@ def send(value):
 def serve(answer):
     """Call answer(state, number) for every state that asks for a move
     (number counts them from 1); it writes its own reply."""
-    record_pids(os.getpid())
     number = 0
     for line in sys.stdin:
         state = json.loads(line)

@@ -6,7 +6,6 @@ import time
 
 import botlib
 
-botlib.record_pids(os.getpid())
 state = json.loads(sys.stdin.readline())
 sys.stdin.close()
 os.close(0)

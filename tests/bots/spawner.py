@@ -1,5 +1,5 @@
 """Starts two child processes and a grandchild that escapes with setsid
-(double fork), records all their pids, answers once, then exits."""
+(double fork), says so on standard error, answers once, then exits."""
 import os
 import subprocess
 import sys
@@ -23,7 +23,7 @@ if middle == 0:
 os.close(write_end)
 grandchild = int(os.read(read_end, 64))
 os.waitpid(middle, 0)
-botlib.record_pids(os.getpid(), *(c.pid for c in children), grandchild)
+botlib.note(f"spawner: started {len(children) + 1} processes")
 
 
 def answer(state, number):

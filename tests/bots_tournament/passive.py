@@ -6,7 +6,8 @@ import json
 import os
 import sys
 
-sys.stderr.write(f"passive bot {os.getpid()} started\n")
+# Not the pid: inside a PID namespace of its own every bot is pid 2.
+sys.stderr.write(f"passive bot {int.from_bytes(os.urandom(6), 'big')} started\n")
 
 for line in sys.stdin:
     state = json.loads(line)

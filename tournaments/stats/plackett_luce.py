@@ -1,4 +1,4 @@
-"""Batch Plackett-Luce (Luce choice) ratings with bootstrap intervals.
+"""Batch Plackett-Luce (Luce choice) ratings with 95% intervals.
 
 A game is read as one choice of winner among the seats at the table:
 P(i wins) = exp(t_i) / sum_j exp(t_j). With two players this is the
@@ -9,9 +9,21 @@ faults spread the choice as `tournaments.outcomes.win_shares` says.
 Bots do not learn between games, so the whole log is refitted at once
 (Newton's method on the concave log-likelihood, a few iterations) rather
 than updated online. A weak Gaussian prior (sd `prior_elo`) keeps bots
-that never win (or never lose) at finite ratings. Intervals come from a
-bootstrap over games: resampling is done as multinomial game weights,
-so each replicate is a weighted refit on the same arrays.
+that never win (or never lose) at finite ratings.
+
+Intervals are the Laplace approximation of the posterior under that
+prior (the inverse Hessian at the maximum, as BayesElo does), on the
+ratings centred to mean 0. Unlike a bootstrap, which resamples a perfect
+score into the same perfect score and so printed zero-width intervals
+(`234 [234, 234]`), it is never degenerate. A bot that took the whole of
+every game it played (or no share of any) has no finite maximum-likelihood
+rating: the data only bound it from one side, so that side of its interval is open
+(`high = inf`, shown "> low"; or `low = -inf`).
+
+(choix fits the same model, but takes whole wins only: draws and
+forfeits in 3-4 player tables share a game's unit of victory here,
+`tournaments.outcomes.win_shares`, so the fit stays ours; it is checked
+against closed forms in tests/test_ratings_stats.py.)
 """
 
 from __future__ import annotations
@@ -31,8 +43,8 @@ ELO_PER_UNIT = 400.0 / math.log(10.0)
 class Rating:
     name: str
     elo: float
-    low: float  # 2.5% bootstrap quantile
-    high: float  # 97.5% bootstrap quantile
+    low: float  # 2.5% posterior quantile (-inf: lost every game)
+    high: float  # 97.5% posterior quantile (inf: won every game)
     games: int
 
 
@@ -66,7 +78,7 @@ def fit(
     mask = data.members >= 0
     idx = np.where(mask, data.members, 0)
     lam = (ELO_PER_UNIT / prior_elo) ** 2  # precision of the prior on t
-    wins = np.bincount(idx.ravel(), (data.shares * w[:, None]).ravel(), minlength=n)
+    wins = np.bincount(idx.ravel(), (data.shares * w[:, None]).ravel(), minlength=n).astype(float)
     pair_idx = (idx[:, :, None] * n + idx[:, None, :]).ravel()
     t = np.zeros(n) if start is None else start.copy()
     for _ in range(100):
@@ -77,7 +89,7 @@ def fit(
         # Hessian of the log-likelihood: -(diag(sum p) - sum p p^T), weighted.
         hess = np.bincount(
             pair_idx, (pw[:, :, None] * p[:, None, :]).ravel(), minlength=n * n
-        ).reshape(n, n)
+        ).reshape(n, n).astype(float)
         hess[np.diag_indices(n)] -= np.bincount(idx.ravel(), pw.ravel(), minlength=n)
         hess[np.diag_indices(n)] -= lam
         step = np.linalg.solve(hess, -grad)
@@ -91,12 +103,12 @@ def ratings(
     results: Iterable[Result],
     names: Sequence[str] | None = None,
     *,
-    bootstrap: int = 200,
-    seed: int = 0,
     prior_elo: float = 400.0,
 ) -> list[Rating]:
     """Elo-scale ratings (mean 0) of every bot in `results`, best first,
-    with 95% bootstrap intervals."""
+    with 95% intervals (see the module's docstring)."""
+    from scipy.stats import norm
+
     results = list(results)
     if names is None:
         names = sorted({s for r in results for s in r.seats})
@@ -105,25 +117,39 @@ def ratings(
         return []
     data = _encode(results, names)
     point = fit(data, prior_elo=prior_elo)
-    played = np.bincount(data.members[data.members >= 0], minlength=len(names))
-    if results and bootstrap > 0:
-        rng = np.random.default_rng(seed)
-        reps = np.array(
-            [
-                fit(data, rng.multinomial(len(results), np.full(len(results), 1 / len(results))).astype(float),
-                    prior_elo=prior_elo, start=point)
-                for _ in range(bootstrap)
-            ]
-        )
-        low, high = np.quantile(reps, [0.025, 0.975], axis=0)
-    else:
-        low = high = point
-    out = [
-        Rating(n, float(point[i] * ELO_PER_UNIT), float(low[i] * ELO_PER_UNIT),
-               float(high[i] * ELO_PER_UNIT), int(played[i]))
-        for i, n in enumerate(names)
-    ]
+    n = len(names)
+    played = np.bincount(data.members[data.members >= 0], minlength=n)
+    # Posterior covariance of the centred strengths: C (-H)^-1 C, C = I - 1/n.
+    cov = np.linalg.inv(-_hessian(data, point, prior_elo))
+    centre = np.eye(n) - 1.0 / n
+    sd = np.sqrt(np.clip(np.diag(centre @ cov @ centre), 0.0, None))
+    z = float(norm.ppf(0.975))
+    low, high = point - z * sd, point + z * sd
+    mask = data.members >= 0
+    won = np.bincount(data.members[mask], data.shares[mask], minlength=n)
+    out = []
+    for i, name in enumerate(names):
+        lo, hi = float(low[i] * ELO_PER_UNIT), float(high[i] * ELO_PER_UNIT)
+        if played[i] and won[i] >= played[i] - 1e-9:
+            hi = math.inf  # took the whole of every game: nothing bounds it from above
+        if played[i] and won[i] <= 1e-9:
+            lo = -math.inf  # took no share of any game
+        out.append(Rating(name, float(point[i] * ELO_PER_UNIT), lo, hi, int(played[i])))
     return sorted(out, key=lambda r: -r.elo)
+
+
+def _hessian(data: _Data, t: np.ndarray, prior_elo: float) -> np.ndarray:
+    """Hessian of the log-posterior at t (negative definite: the prior's term)."""
+    n = data.n_bots
+    mask = data.members >= 0
+    idx = np.where(mask, data.members, 0)
+    e = np.where(mask, np.exp(t[idx]), 0.0)
+    p = e / e.sum(axis=1, keepdims=True)
+    pair_idx = (idx[:, :, None] * n + idx[:, None, :]).ravel()
+    hess = np.bincount(pair_idx, (p[:, :, None] * p[:, None, :]).ravel(), minlength=n * n).reshape(n, n).astype(float)
+    hess[np.diag_indices(n)] -= np.bincount(idx.ravel(), p.ravel(), minlength=n)
+    hess[np.diag_indices(n)] -= (ELO_PER_UNIT / prior_elo) ** 2
+    return hess
 
 
 def win_probabilities(elos: Sequence[float]) -> list[float]:

@@ -82,15 +82,23 @@ def llr(penta: Sequence[int], elo0: float, elo1: float) -> float:
 
 
 def estimate(penta: Sequence[int]) -> tuple[float, float, float]:
-    """Elo estimate and 95% interval from pairs (normal approximation)."""
+    """Elo estimate and 95% interval from pairs: the normal approximation on
+    the pair scores, as fastchess reports it. Where that is degenerate (every
+    pair scored the same: zero variance), Wilson's interval on the games'
+    score instead, which stays honest at 0% and 100% ("> X", not inf)."""
+    from tournaments.stats.crosstable import wilson
+
     n = sum(penta)
     if n == 0:
         return (math.nan, -math.inf, math.inf)
     mean = sum(c * a for c, a in zip(penta, PAIR_SCORES)) / n
     var = sum(c * (a - mean) ** 2 for c, a in zip(penta, PAIR_SCORES)) / n
-    half = 1.959963984540054 * math.sqrt(var / n)
-    clamp = lambda x: min(max(x, 0.0), 1.0)  # noqa: E731
-    return score_to_elo(mean), score_to_elo(clamp(mean - half)), score_to_elo(clamp(mean + half))
+    if var == 0:
+        low, high = wilson(mean * 2 * n, 2 * n)
+    else:
+        half = 1.959963984540054 * math.sqrt(var / n)
+        low, high = max(mean - half, 0.0), min(mean + half, 1.0)
+    return score_to_elo(mean), score_to_elo(low), score_to_elo(high)
 
 
 def state(

@@ -1,0 +1,72 @@
+"""Finding bot processes from a test: by a marker in their environment.
+
+Bots may run in PID namespaces of their own (so the pids they see are not
+ours) and as another user (so they cannot write to our files); what every
+process a bot starts does carry is the environment it inherits. A test
+puts a fresh `ECONOMANCY_TEST_MARK` in the referee's environment and
+scans /proc for it. /proc/PID/environ shows a process's environment as it
+was at exec, so the test process itself, which set the marker later,
+never matches; processes of other users are only readable by root.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+MARK_VARIABLE = "ECONOMANCY_TEST_MARK"
+
+
+def new_mark() -> str:
+    return uuid.uuid4().hex
+
+
+def _each_process(name: str) -> Iterator[tuple[int, bytes]]:
+    """(pid, contents of /proc/PID/`name`) for every process we may read it of."""
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                yield int(entry), Path(f"/proc/{entry}/{name}").read_bytes()
+            except OSError:
+                continue
+
+
+def marked_processes(mark: str) -> list[int]:
+    """Pids of live processes whose environment carries `mark` (zombies have
+    no readable environment and are not listed: see `zombie_children`)."""
+    needle = f"{MARK_VARIABLE}={mark}".encode()
+    return [pid for pid, environ in _each_process("environ") if needle in environ.split(b"\0")]
+
+
+def wait_for_marked(mark: str, at_least: int, timeout: float = 60.0) -> list[int]:
+    """Wait until at least `at_least` marked processes run; returns them."""
+    deadline = time.monotonic() + timeout
+    while True:
+        found = marked_processes(mark)
+        if len(found) >= at_least or time.monotonic() > deadline:
+            return found
+        time.sleep(0.05)
+
+
+def wait_until_gone(mark: str, timeout: float = 20.0) -> list[int]:
+    """Wait until no marked process is left; returns those still there."""
+    deadline = time.monotonic() + timeout
+    while True:
+        found = marked_processes(mark)
+        if not found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.05)
+
+
+def zombie_children(parent: int | None = None) -> list[int]:
+    """Zombies whose parent is `parent` (this process by default)."""
+    me = os.getpid() if parent is None else parent
+    found = []
+    for pid, stat in _each_process("stat"):
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if fields[0] == b"Z" and int(fields[1]) == me:
+            found.append(pid)
+    return found

@@ -1,0 +1,79 @@
+"""A bot kept for its next game (`tournament --reuse`) that exits after its
+last game's end is started afresh for the next game, never forfeited:
+the original driver starts one process per game, so exiting after the
+end is correct."""
+
+from __future__ import annotations
+
+import sqlite3
+import sys
+from pathlib import Path
+
+import pytest
+from proctable import MARK_VARIABLE, new_mark, wait_until_gone
+
+from driver.botspec import BotSpec
+from driver.game import GameOptions, play_game
+from driver.process import BotGroup
+from tournaments import PlayOptions, round_robin
+
+BOTS = Path(__file__).parent / "bots"
+
+
+def one_game(*args: str) -> BotSpec:
+    return BotSpec((sys.executable, "-S", str(BOTS / "one_game.py"), *args), "one_game")
+
+
+def test_a_kept_bot_that_exits_after_the_end_is_restarted_for_the_next_game() -> None:
+    # It lingers 3 s after the end: still alive, so it looks reusable, when
+    # the next game's first state is sent to it; then it exits.
+    specs = [one_game("linger", "3"), one_game("linger", "3")]
+    options = GameOptions(max_days=2, timeout=20)
+    procs = BotGroup.spawn([(s.argv, s.name) for s in specs]).detach()
+    first = play_game(specs, options, group=BotGroup(procs))
+    assert first.fault is None
+    assert all(p.reusable for p in procs)
+    group = BotGroup(procs)
+    try:
+        second = play_game(specs, options, group=group)
+    finally:
+        BotGroup(procs + [p for p in group.bots if p not in procs]).close()
+    assert second.fault is None, second.fault
+    assert second.moves >= 4
+    assert all(new is not old for new, old in zip(group.bots, procs))  # both were restarted
+
+
+def test_a_reuse_tournament_never_forfeits_bots_that_exit_after_each_game(tmp_path: Path) -> None:
+    db = tmp_path / "reuse.sqlite"
+    bot = f"{sys.executable} -S {BOTS / 'one_game.py'} linger 0.5"
+    result = round_robin(
+        [f"a={bot}", f"b={bot}"],
+        games=3,
+        db=db,
+        concurrency=2,
+        reuse=True,
+        options=PlayOptions(max_days=2, timeout=20),
+    )
+    assert result.played_now == 6
+    reasons = [r for (r,) in sqlite3.connect(db).execute("SELECT fault_reason FROM games") if r is not None]
+    assert reasons == []
+    records = result.standings.records
+    assert records["a"].forfeits == records["b"].forfeits == 0
+
+
+def test_the_worker_keeps_the_restarted_processes(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tournaments.workers import _KeptBots
+
+    mark = new_mark()
+    monkeypatch.setenv(MARK_VARIABLE, mark)
+    kept = _KeptBots()
+    specs = [BotSpec(one_game("linger", "3").argv, name) for name in ("a", "b")]
+    options = GameOptions(max_days=2, timeout=20)
+    try:
+        assert kept.play(specs, options).fault is None
+        first = dict(kept.procs)
+        assert kept.play(specs, options).fault is None
+        assert all(kept.procs[k] is not first[k] and kept.procs[k].returncode() is None for k in first)
+    finally:
+        kept.close_all()
+    assert wait_until_gone(mark) == []  # none leaked

@@ -1,0 +1,243 @@
+"""The tournament command as a user meets it: reproducible runs, openings,
+identity, list, export, progress lines, honest intervals, no files left
+behind by a rejected command, read-only databases, the API in a script."""
+
+from __future__ import annotations
+
+import csv
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from tournaments.store import GameRecord, Store, compress_lines
+
+BOTS = Path(__file__).parent / "bots_tournament"
+PASSIVE, CRASH = str(BOTS / "passive.py"), str(BOTS / "crash.py")
+
+
+def cli(*args: str, **kw: Any) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", "from tournaments.cli import tournament_main; tournament_main()", *args],
+        capture_output=True, text=True, timeout=300, **kw,
+    )
+
+
+def ok_json(*args: str) -> dict[str, Any]:
+    out = cli(*args, "--json")
+    assert out.returncode == 0, out.stderr
+    return orjson.loads(out.stdout)
+
+
+def test_the_same_command_twice_gives_the_same_table(tmp_path: Path) -> None:
+    """random is deterministic given its seed: --seed fixes every game."""
+    args = ["round-robin", "random", "random", "-n", "2", "--max-days", "6", "-j", "2", "--seed", "4"]
+    first = ok_json(*args, "--db", str(tmp_path / "a.sqlite"))
+    again = ok_json(*args, "--db", str(tmp_path / "b.sqlite"))
+    for key in ("standings", "crosstable"):
+        assert first[key] == again[key]
+    digests = [{g.key: g.digest for g in Store.open(tmp_path / f"{n}.sqlite").games()} for n in "ab"]
+    assert digests[0] == digests[1] and len(digests[0]) == 4
+    other = ok_json(*args[:-1], "5", "--db", str(tmp_path / "c.sqlite"))
+    assert other["played_now"] == 4
+    assert {g.digest for g in Store.open(tmp_path / "c.sqlite").games()} != set(digests[0].values())
+
+
+def test_openings_make_deterministic_bots_play_distinct_paired_games(tmp_path: Path) -> None:
+    """expert and the passive bot never vary: from the start they play the
+    same two games however often; from the suite, every game differs."""
+    common = ["round-robin", "expert", f"passive={PASSIVE}", "-n", "4", "--max-days", "8", "-j", "2"]
+    plain = ok_json(*common, "--openings", "none", "--db", str(tmp_path / "plain.sqlite"))
+    suite = ok_json(*common, "--db", str(tmp_path / "suite.sqlite"))
+    cell = lambda res: next(c for c in res["crosstable"] if c["bot"] == "expert")  # noqa: E731
+    assert cell(plain)["games"] == cell(suite)["games"] == 8
+    assert cell(plain)["distinct"] == 2 and cell(suite)["distinct"] == 8
+    # Seat-swapped games from one opening form pairs: 4 pentanomial pairs.
+    assert sum(cell(suite)["pentanomial"]) == 4 and cell(suite)["unpaired"] == 0
+    with Store.open(tmp_path / "suite.sqlite") as store:
+        games = store.games(with_blobs=True)
+    by_index: dict[str, set[Any]] = {}
+    for g in games:
+        assert g.opening and g.seed is not None
+        answers = [orjson.loads(line)[0] for line in g.trace_lines()[1::2][: len(g.opening)]]
+        assert answers == list(g.opening)  # the trace holds the opening as answers
+        assert g.answer_times()[: len(g.opening)] == [None] * len(g.opening)
+        by_index.setdefault(g.key.rsplit("/", 1)[1], set()).add(g.opening)
+    assert all(len(o) == 1 for o in by_index.values()) and len(by_index) == 4  # one opening per index
+
+
+def test_random_openings_and_an_openings_file(tmp_path: Path) -> None:
+    book = tmp_path / "book.txt"
+    book.write_text('# two openings\n[1, 0, "Worker", "Pass"]\n[0, 2, "Pass", "Worker"]\n')
+    res = ok_json("round-robin", "expert", PASSIVE, "-n", "2", "--max-days", "5", "--openings", str(book),
+                  "--db", str(tmp_path / "f.sqlite"), "-j", "2")
+    assert res["played_now"] == 4
+    with Store.open(tmp_path / "f.sqlite") as store:
+        assert {g.opening for g in store.games()} == {(1, 0, "Worker", "Pass"), (0, 2, "Pass", "Worker")}
+    ok_json("round-robin", "expert", PASSIVE, "--max-days", "5", "--openings", "random:6",
+            "--db", str(tmp_path / "r.sqlite"), "-j", "2")
+    with Store.open(tmp_path / "r.sqlite") as store:
+        [opening] = {g.opening for g in store.games()}
+        assert opening is not None and len(opening) >= 6
+
+
+def test_a_changed_identity_is_refused_and_list_shows_what_is_stored(tmp_path: Path) -> None:
+    db = str(tmp_path / "t.sqlite")
+    ok_json("round-robin", "random", PASSIVE, "--max-days", "3", "--db", db, "-j", "2")
+    swapped = cli("round-robin", PASSIVE, "random", "--max-days", "3", "--db", db)
+    assert swapped.returncode == 2 and "another order" in swapped.stderr and "--new" in swapped.stderr
+    longer = cli("round-robin", "random", PASSIVE, "--max-days", "4", "--db", db)
+    assert longer.returncode == 2 and "options.max_days 3 there, 4 here" in longer.stderr
+    assert ok_json("round-robin", PASSIVE, "random", "--max-days", "3", "--db", db, "--new")["tournament_id"] == 2
+    listing = cli("list", db)
+    assert listing.returncode == 0
+    assert "round-robin  2 games" in listing.stdout and "bots: random, " in listing.stdout
+    inv = orjson.loads(cli("list", db, "--json").stdout)
+    assert [t["games"] for t in inv["tournaments"]] == [2, 2] and inv["schema_version"] == 2
+
+
+def test_export_writes_original_traces_and_a_results_table(tmp_path: Path) -> None:
+    db = str(tmp_path / "t.sqlite")
+    ok_json("round-robin", "random", f"crash={CRASH}", "-n", "2", "--max-days", "3", "--db", db, "-j", "2")
+    out = cli("export", db, "-o", str(tmp_path / "export"))
+    assert out.returncode == 0, out.stderr
+    rows = list(csv.DictReader((tmp_path / "export" / "games.csv").open()))
+    assert len(rows) == 4 and {r["result"] for r in rows} <= {"1-0", "0-1"}
+    assert all(r["forfeit"] == "crash" and r["winner"] == "" for r in rows)
+    with Store.open(db) as store:
+        traces = {g.key: g.trace_lines() for g in store.games(with_blobs=True)}
+    for r in rows:
+        lines = (tmp_path / "export" / r["trace"]).read_bytes().splitlines()
+        assert lines == traces[r["key"]] and "random" in r["trace"] and "crash" in r["trace"]
+    again = cli("export", db, "-o", str(tmp_path / "export"))
+    assert again.returncode == 2 and "already holds an export" in again.stderr
+
+
+def test_each_game_is_one_line_on_a_non_terminal_and_sprt_shows_its_llr(tmp_path: Path) -> None:
+    out = cli("sprt", PASSIVE, CRASH, "--elo0", "0", "--elo1", "100", "--max-days", "2", "--max-games", "40",
+              "--db", str(tmp_path / "s.sqlite"), "-j", "2")
+    assert out.returncode == 0, out.stderr
+    lines = [line for line in out.stderr.splitlines() if line.startswith("game ")]
+    assert lines and all("LLR" in line and "forfeits: bot exited with status 3" in line for line in lines)
+    assert "H1 accepted" in out.stdout
+
+
+def test_perfect_scores_get_honest_intervals_everywhere(tmp_path: Path) -> None:
+    from tournaments.html_report import report
+    from tournaments.standings import compute, render_text
+
+    db = str(tmp_path / "p.sqlite")
+    res = ok_json("round-robin", f"passive={PASSIVE}", f"crash={CRASH}", "-n", "5", "--max-days", "2",
+                  "--db", db, "-j", "2")
+    top, bottom = res["standings"]
+    assert top["name"] == "passive" and top["elo_high"] is None and top["elo_low"] < top["elo"]
+    assert bottom["elo_low"] is None and top["elo_text"].startswith("> ")
+    cell = next(c for c in res["crosstable"] if c["bot"] == "passive")
+    assert cell["mean"] == 1.0 and cell["high"] == 1.0 and cell["low"] < 0.8 and cell["significant"]
+    assert cell["elo_high"] is None and cell["elo_text"] == f"> {round(cell['elo_low'])}"
+    # The terminal, --json and the report say the same thing, with the same mark.
+    with Store.open(db) as store:
+        text = render_text(compute(store.games(), ["passive", "crash"]))
+        html = report(store)
+    assert top["elo_text"] in text and cell["elo_text"] in text and "1.00*" in text
+    assert top["elo_text"].replace(">", "&gt;") in html and "1.00*" in html and "&#8224;" not in html
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["sprt", "random", PASSIVE, "--elo0", "5", "--elo1", "0"], "--elo0 must be below --elo1"),
+        (["round-robin", "random", PASSIVE, "--bot-option", "randm", "timeout=2"], "did you mean 'random'"),
+        (["round-robin", "random", PASSIVE, "--bot-option", "random", "timout=2"], "did you mean 'timeout'"),
+        (["round-robin", "random", PASSIVE, "--openings", "nope.txt"], "no such file"),
+        (["round-robin", "random", PASSIVE, "--openings", "random:x"], "random:K needs K"),
+        (["round-robin", "randon", PASSIVE], "did you mean 'random'"),
+    ],
+)
+def test_bad_input_leaves_no_file_behind(tmp_path: Path, args: list[str], message: str) -> None:
+    out = cli(*args, "--db", str(tmp_path / "x.sqlite"), cwd=tmp_path)
+    assert out.returncode == 2 and message in out.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_missing_db_folder_is_not_created(tmp_path: Path) -> None:
+    out = cli("round-robin", "random", PASSIVE, "--db", str(tmp_path / "typo" / "x.sqlite"))
+    assert out.returncode == 2 and "does not exist" in out.stderr and not (tmp_path / "typo").exists()
+
+
+def test_a_mistyped_subcommand_and_the_version() -> None:
+    out = cli("round-robn", "random", "random")
+    assert out.returncode == 2 and "Did you mean 'round-robin'?" in out.stderr
+    assert "(economancy-arena)" in cli("--version").stdout
+
+
+def _as_nobody() -> list[str] | None:
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        return None
+    return ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+
+
+def test_a_read_only_database_is_still_read(tmp_path: Path) -> None:
+    """WAL mode needs write access: report, list and export read the file
+    anyway; storing into it is refused as read-only, not as unusable."""
+    nobody = _as_nobody()
+    if nobody is None:
+        pytest.skip("needs root and setpriv to read as an unprivileged user")
+    home = Path(os.environ.get("TMPDIR", "/tmp")) / f"ro-{os.getpid()}-{tmp_path.name}"
+    home.mkdir()
+    try:
+        db = home / "t.sqlite"
+        with Store.open(db) as store:  # two stored games, no need to play them
+            tid = store.tournament("round-robin", {"players": 2}, [("a", ["x"]), ("b", ["y"])])
+            for i in range(2):
+                store.add_game(tid, GameRecord(f"rr/0.1/{i}", ("a", "b"), 0, None, None, 3, 20, 0.1,
+                                               {"max_days": 3}, compress_lines([b'{"day":1}', b"[0]"])))
+        out_dir = home / "out"
+        out_dir.mkdir()
+        os.chmod(out_dir, 0o777)
+        for path in (home, db):
+            os.chmod(path, os.stat(path).st_mode & ~(stat.S_IWGRP | stat.S_IWOTH) | stat.S_IROTH | stat.S_IXOTH)
+        run = lambda *a: subprocess.run(  # noqa: E731
+            [*nobody, sys.executable, "-c", "from tournaments.cli import tournament_main; tournament_main()", *a],
+            capture_output=True, text=True, timeout=120, cwd=out_dir,
+        )
+        listing = run("list", str(db))
+        assert listing.returncode == 0, listing.stderr
+        assert "round-robin  2 games" in listing.stdout
+        report = run("report", str(db), "-o", str(out_dir / "r.html"))
+        assert report.returncode == 0, report.stderr
+        assert run("export", str(db), "-o", str(out_dir / "x")).returncode == 0
+        write = run("round-robin", "random", PASSIVE, "--max-days", "3", "--db", str(db))
+        assert write.returncode == 2 and "read-only" in write.stderr and "unusable" not in write.stderr
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+_EXAMPLE = """
+    from tournaments import PlayOptions, round_robin
+
+    {guard}
+        res = round_robin([{bot!r}, {bot!r}], games=1, db={db!r}, concurrency=2,
+                          options=PlayOptions(max_days=2))
+        print("winner:", res.standings.names[0])
+"""
+
+
+@pytest.mark.parametrize("guarded", [True, False], ids=["guarded", "unguarded"])
+def test_the_documented_api_example_in_a_script(tmp_path: Path, guarded: bool) -> None:
+    guard = 'if __name__ == "__main__":' if guarded else "if True:"
+    script = tmp_path / "my_tournament.py"
+    script.write_text(textwrap.dedent(_EXAMPLE.format(guard=guard, bot=PASSIVE, db=str(tmp_path / "api.sqlite"))))
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    if guarded:
+        assert out.returncode == 0 and "winner:" in out.stdout, out.stderr
+    else:  # each worker imports the script again: say so, instead of "rerun to resume"
+        assert out.returncode != 0 and 'if __name__ == "__main__":' in out.stderr
+        assert "rerun to resume" not in out.stderr
