@@ -55,7 +55,7 @@ def test_check_shows_a_bots_escape_codes_harmlessly() -> None:
 
 def test_the_tournament_table_escapes_forfeit_reasons() -> None:
     nasty = "\x1b]52;c;cm0gLXJmIH4=\x07\x1b[2J gone"
-    standings = compute([(Result(("good", "bad"), None, 1), nasty)], bootstrap=0)
+    standings = compute([(Result(("good", "bad"), None, 1), nasty)])
     table = render_text(standings)
     assert not CONTROL.search(table.replace("\n", " ")), repr(table)
     assert "forfeits: bad: 1 x \\x1b]52;c;cm0gLXJmIH4=\\x07\\x1b[2J gone" in table

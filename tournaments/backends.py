@@ -12,7 +12,9 @@ import ctypes
 import multiprocessing
 import os
 import signal
-from collections.abc import Collection
+import threading
+from collections.abc import Collection, Iterator
+from contextlib import contextmanager
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor
 from concurrent.futures import wait as wait_futures
 from typing import Any, Protocol
@@ -60,15 +62,8 @@ class LocalBackend:
         )
 
     def submit(self, job: Job) -> Future[GameRecord]:
-        # A worker may be started by this call. It inherits the signal mask
-        # across exec, so with SIGINT blocked here a Ctrl-C cannot reach it
-        # before it has chosen to leave SIGINT to the parent (no traceback
-        # from a half-started worker); the parent gets it on unblocking.
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-        try:
+        with _interrupt_after_spawning():  # this call may start a worker
             return self._pool.submit(play, job)
-        finally:
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
     def wait(self, handles: Collection[Future[GameRecord]]) -> list[Future[GameRecord]]:
         done, _ = wait_futures(handles, return_when=FIRST_COMPLETED)
@@ -92,6 +87,34 @@ class LocalBackend:
         self._pool.shutdown(wait=not cancel, cancel_futures=cancel)
 
 
+@contextmanager
+def _interrupt_after_spawning() -> Iterator[None]:
+    """Hold a Ctrl-C back while a worker may be spawned, and deliver it after.
+
+    Two holes to close. A worker inherits the signal mask across exec, so
+    with SIGINT blocked it cannot be reached before it has chosen to leave
+    SIGINT to the parent. And the parent must not unwind halfway through a
+    spawn: a child whose start-up data was never written dies printing a
+    traceback. Blocking the signal here does not protect the parent, since
+    the kernel hands it to any thread that does not block it (numpy's BLAS
+    threads) and Python then runs the handler in this thread anyway; so the
+    handler itself is replaced by one that only remembers.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        signal.signal(signal.SIGINT, previous)
+        if caught:
+            signal.raise_signal(signal.SIGINT)
+
+
 def _start_worker(parent: int) -> None:
     """A worker lives and dies by the tournament.
 
@@ -104,7 +127,7 @@ def _start_worker(parent: int) -> None:
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _stop_worker)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # blocked by LocalBackend.submit
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # blocked by _interrupt_after_spawning
     signal.signal(signal.SIGHUP, _stop_worker)
     try:
         libc = ctypes.CDLL(None, use_errno=True)
