@@ -6,9 +6,10 @@ Everything that decides the game is the referee's (`driver.game`): the
 engine, the per-move timeouts, the fault rules, the trace. This module
 adds three things around it without changing it:
 
-- `ServedGroup`, the referee's `BotGroup` with two hooks: per-seat
-  timeouts (people get the time the game's creator chose, bots the
-  server's), and a notice each time the referee waits for a round;
+- `ServedGroup`, the referee's `BotGroup` with one hook: a notice each
+  time the referee waits for a round (each seat's time control is the
+  referee's own, `seat_options`: people get the time the game's creator
+  chose, bots the server's);
 - `Withholder`, which keeps a round's trace lines from spectators until
   the next round starts, so that hidden choices (investments, buys) are
   never shown before the round resolves;
@@ -20,68 +21,37 @@ adds three things around it without changing it:
 from __future__ import annotations
 
 import os
-import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-import orjson
+from driver.botspec import BotOptions, BotSpec
+from driver.game import GameOptions, GameResult, play_game, start_group
+from driver.process import BotGroup, PipeEndpoint, Reply
+from protocol.exactjson import dumps
 
-from driver.botspec import BotSpec
-from driver.game import GameOptions, GameResult, play_game
-from driver.process import BotGroup, BotProcess, BotStartError, Reply, ReplyKind
-
-__all__ = ["ServedGroup", "Withholder", "TraceTap", "SeatRun", "referee_game"]
+__all__ = ["ServedGroup", "Withholder", "TraceTap", "SeatRun", "seat_options", "referee_game"]
 
 
 class ServedGroup(BotGroup):
-    """The bots of one server game, with a timeout per seat and a notice
-    each time the referee starts waiting for a round's answers."""
+    """The bots of one server game: the referee's `BotGroup` (its per-seat
+    limits and start-up allowances included), with a notice each time the
+    referee starts waiting for a round's answers."""
 
-    def __init__(
-        self,
-        bots: Sequence[BotProcess],
-        timeouts: Sequence[float],
-        on_round: Callable[[list[int], bytes], None] | None = None,
-    ) -> None:
-        super().__init__(bots)
-        self.timeouts = list(timeouts)
-        self.on_round = on_round
-        self._asked: dict[int, bytes] = {}
+    on_round: Callable[[list[int], bytes], None] | None = None
+    """`on_round(seats, question)`: the seats now asked, and the state sent
+    to the first of them."""
 
-    def send(self, seat: int, line: bytes, request: bool = True) -> None:
-        if request:
-            self._asked[seat] = line
-        super().send(seat, line, request)
-
-    def replies(self, seats: Iterable[int], timeout: float) -> Iterator[tuple[int, Reply]]:
-        """As `BotGroup.replies`, but each seat waits its own timeout (the
-        referee's single `timeout` is replaced by the seat's). The referee
-        has sent the round's questions when it calls this, and written
-        every line of the rounds before: `on_round` hears it here."""
-        start = time.monotonic()
-        deadlines = {s: start + self.timeouts[s] for s in seats}
-        waiting = sorted(deadlines)
-        if self.on_round is not None and waiting:
-            self.on_round(waiting, self._asked.get(waiting[0], b""))
-        while waiting:
-            still = []
-            for seat in waiting:
-                reply = self.bots[seat].take_reply()
-                if reply is None:
-                    still.append(seat)
-                else:
-                    yield seat, reply
-            now = time.monotonic()
-            waiting = []
-            for seat in still:
-                if deadlines[seat] <= now:
-                    yield seat, Reply(ReplyKind.TIMEOUT, detail=f"no answer within {self.timeouts[seat]:g} s")
-                else:
-                    waiting.append(seat)
-            if not waiting:
-                return
-            self._poll(min(deadlines[s] for s in waiting) - now)
+    def replies(
+        self, seats: Iterable[int], timeout: float | Mapping[int, float], startup: Mapping[int, float] | None = None
+    ) -> Iterator[tuple[int, Reply]]:
+        """As `BotGroup.replies`. The referee has sent the round's questions
+        when it calls this, and written every line of the rounds before:
+        `on_round` hears it here."""
+        seats = sorted(seats)
+        if self.on_round is not None and seats:
+            self.on_round(seats, self._last_request[seats[0]] or b"")
+        yield from super().replies(seats, timeout, startup)
 
 
 class Withholder:
@@ -128,7 +98,7 @@ class TraceTap:
     def header(self, meta: dict[str, object]) -> None:
         """The journal's first line: what the server needs to record the game
         as aborted if it never finishes (a crash)."""
-        self._append(orjson.dumps(meta) + b"\n")
+        self._append(dumps(meta) + b"\n")
 
     def write(self, data: bytes) -> int:
         # The referee writes one whole line per call (its trace line and "\n").
@@ -157,58 +127,54 @@ class TraceTap:
 @dataclass
 class SeatRun:
     """One seat as the game thread gets it: a bot of ours to start
-    (`spec`), or a network seat already connected (`endpoint`)."""
+    (`spec`), or a network seat already connected (`endpoint`), and the
+    seconds it has per move."""
 
     name: str
     timeout: float
     spec: BotSpec | None = None
-    endpoint: BotProcess | None = None
+    endpoint: PipeEndpoint | None = None
     stderr: bytes = field(default=b"", repr=False)
 
 
-def referee_game(
-    seats: Sequence[SeatRun],
-    options: GameOptions,
-    tap: TraceTap,
-    on_start: Callable[[], None] | None = None,
-) -> GameResult:
-    """Start our bots, play the game through the referee, end our bots.
+def seat_options(seats: Sequence[SeatRun], options: GameOptions) -> GameOptions:
+    """`options` with each seat's time control: its own per-move timeout;
+    no start-up allowance for a network seat (nothing starts here: its
+    client is connected already, a person's clock is the one the game's
+    creator set), the referee's for a bot started here."""
+    own = [
+        BotOptions(timeout=run.timeout, startup=0.0 if run.endpoint is not None else None).over(
+            options.seats[i] if i < len(options.seats) else BotOptions()
+        )
+        for i, run in enumerate(seats)
+    ]
+    return replace(options, seats=own)
 
-    Network seats are left as they are (the caller releases them). A bot
-    of ours that cannot start forfeits, as `play_game` rules it.
+
+def referee_game(seats: Sequence[SeatRun], options: GameOptions, tap: TraceTap) -> GameResult:
+    """Play the game through the referee: our bots started as `driver run`
+    starts them (`driver.game.start_group`: each seat's command, seed,
+    isolation), network seats taken as they are, and our bots ended after.
+
+    Network seats are left open (the caller releases them). A bot of ours
+    that cannot start forfeits, as `play_game` rules it.
     """
-    local: list[BotProcess] = []
-    members: list[BotProcess] = []
+    options = seat_options(seats, options)
+    specs = [run.spec or BotSpec((), run.name) for run in seats]
+    given = {i: run.endpoint for i, run in enumerate(seats) if run.endpoint is not None}
+    started: list[ServedGroup] = []
+
+    def start() -> ServedGroup:
+        group = start_group(specs, options, given, ServedGroup)
+        group.on_round = tap.round_started
+        started.append(group)
+        return group
+
     try:
-        for i, run in enumerate(seats):
-            if run.endpoint is not None:
-                members.append(run.endpoint)
-                continue
-            assert run.spec is not None
-            try:
-                proc = BotProcess(run.spec.command(options.max_days), run.name,
-                                  line_limit=options.line_limit, stderr_limit=options.stderr_limit)
-            except BotStartError as e:
-                e.seat = i
-                return _unstartable(seats, options, tap, e)
-            local.append(proc)
-            members.append(proc)
-        group = ServedGroup(members, [s.timeout for s in seats], tap.round_started)
-        if on_start is not None:
-            on_start()
-        specs = [s.spec or BotSpec((), s.name) for s in seats]
-        return play_game(specs, options, trace_out=tap, group=group)  # type: ignore[arg-type]
+        return play_game(specs, options, trace_out=tap, group=start)
     finally:
-        if local:
-            BotGroup(local).close(exit_grace=0.2, term_grace=0.3)
+        for group in started:
+            ours = [bot for bot in group.bots if not isinstance(bot, PipeEndpoint)]
+            if ours:
+                BotGroup(ours).close(exit_grace=0.2, term_grace=0.3)
         tap.finish()
-
-
-def _unstartable(seats: Sequence[SeatRun], options: GameOptions, tap: TraceTap, err: BotStartError) -> GameResult:
-    from protocol.engine import Game
-
-    game = Game(len(seats), base=options.base, max_days=options.max_days)
-    game.forfeit(err.seat, str(err.strerror))
-    line = orjson.dumps(game.to_wire(), option=orjson.OPT_SORT_KEYS)
-    tap.write(line + b"\n")
-    return GameResult(None, game.fault, 0, 0, 0.0, [line], [b""] * len(seats))

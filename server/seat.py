@@ -23,7 +23,7 @@ import errno
 import os
 from collections.abc import Callable
 
-from driver.process import LINE_LIMIT, STDERR_LIMIT, BotProcess
+from driver.process import LINE_LIMIT, STDERR_LIMIT, PipeEndpoint
 
 __all__ = ["NetworkSeat", "SeatLink"]
 
@@ -31,80 +31,27 @@ _PIPE_FLAGS = os.O_NONBLOCK | os.O_CLOEXEC
 _READ_CHUNK = 1 << 16
 
 
-class NetworkSeat(BotProcess):
-    """The referee's side of a network seat (see the module's docstring).
-
-    It is a BotProcess without a process: `BotGroup` drives its two pipes
-    like a bot's standard input and output; `returncode` is always None
-    (nothing to reap) and the description of its end is the reason the
-    client went away.
-    """
+class NetworkSeat(PipeEndpoint):
+    """The referee's side of a network seat (see the module's docstring): a
+    `PipeEndpoint` over two fresh pipes, whose other ends (`net_states_fd`,
+    `net_answers_fd`) the event loop holds. Its end is told as
+    "disconnected (why)"."""
 
     def __init__(self, name: str, *, line_limit: int = LINE_LIMIT, stderr_limit: int = STDERR_LIMIT) -> None:
-        # Deliberately not BotProcess.__init__: there is no program to start.
-        self.name = name
-        self.line_limit = line_limit
-        self.stderr_limit = stderr_limit
-        self.token = ""
-        self.pid = 0
-        self.popen = None  # type: ignore[assignment]
         states_read, states_write = os.pipe2(_PIPE_FLAGS)
         answers_read, answers_write = os.pipe2(_PIPE_FLAGS)
-        self.stdin_fd: int | None = states_write
-        self.stdout_fd: int | None = answers_read
-        self.stderr_fd: int | None = None
-        self.pidfd: int | None = None
+        super().__init__(name, states_write, answers_read, line_limit=line_limit, stderr_limit=stderr_limit,
+                         isolation="none: a seat played over the network")
         self.net_states_fd: int | None = states_read  # the event loop reads states here
         self.net_answers_fd: int | None = answers_write  # and writes answers here
-        self._out = bytearray()
-        self._buf = bytearray()
-        self._discarding = False
-        self._too_long: str | None = None
-        self._too_long_start = b""
-        self._stdin_broken = False
-        self.awaiting = 0
-        self.answered = 0  # (the harness branch counts answers for its start-up allowance)
-        self.stdout_eof = False
-        self.stderr_eof = True
-        self.exited = False
-        self.stderr = bytearray()
-        self.stderr_dropped = 0
-        self.gone: str | None = None  # why the client went away, set by the event loop
+        self.ended = "disconnected"
 
-    def returncode(self) -> int | None:
-        return None
-
-    def exit_description(self, wait: float = 0.0) -> str:
-        return f"disconnected ({self.gone})" if self.gone else "disconnected"
-
-    def note(self, text: str) -> None:
-        """Keep a line about the connection where a bot's standard error goes
-        (shown with a fault and stored with the game)."""
-        self._keep_stderr(text.encode("utf-8", "replace") + b"\n")
-
-    def release(self, flush: float = 1.0) -> None:
-        """The referee is done with this seat (called by the game thread after
-        `play_game`): write what is still queued (the final state), then close
-        the referee's ends, so the event loop reads end of file after the
-        last state."""
-        fd = self.stdin_fd
-        if fd is not None and self._out and not self._stdin_broken:
-            import selectors
-            import time
-
-            deadline = time.monotonic() + flush
-            with selectors.DefaultSelector() as sel:
-                sel.register(fd, selectors.EVENT_WRITE)
-                while self._out and time.monotonic() < deadline:
-                    sel.select(max(deadline - time.monotonic(), 0))
-                    self._write()
-                    if self._stdin_broken:
-                        break
-        for attr in ("stdin_fd", "stdout_fd"):
-            fd = getattr(self, attr)
-            if fd is not None:
-                os.close(fd)
-                setattr(self, attr, None)
+    def disconnected(self, reason: str) -> None:
+        """The client went away (or was sent away) for `reason`: the fault's
+        words if the referee asks the seat again, and a line of its kept
+        "standard error"."""
+        self.ended = f"disconnected ({reason})"
+        self.note(f"disconnected: {reason}")
 
 
 class SeatLink:
@@ -223,9 +170,8 @@ class SeatLink:
         if self.closed:
             return
         self.closed = True
-        if not self.done and self.seat.gone is None:
-            self.seat.gone = reason
-            self.seat.note(f"disconnected: {reason}")
+        if not self.done:
+            self.seat.disconnected(reason)
         fd = self.seat.net_answers_fd
         if fd is not None:
             self.loop.remove_writer(fd)

@@ -10,12 +10,12 @@ import time
 import orjson
 import pytest
 
-from driver.botspec import BotSpec, parse_bot
+from driver.botspec import BotOptions, BotSpec, parse_bot
 from driver.game import GameOptions
-from driver.process import BotProcess, ReplyKind
+from driver.process import ReplyKind
 from server.jsonstream import JsonValueStream, ValueTooLong
 from server.live import build_view, view_update
-from server.referee import SeatRun, ServedGroup, TraceTap, Withholder, referee_game
+from server.referee import SeatRun, ServedGroup, TraceTap, Withholder, referee_game, seat_options
 from server.seat import NetworkSeat
 from server.tcp import HeaderError, parse_header
 
@@ -63,22 +63,26 @@ def test_a_round_is_withheld_until_the_next_round_starts() -> None:
     assert w.end() == []
 
 
-SLOW = "import sys, time\nfor line in sys.stdin:\n    time.sleep(%s)\n    print('[0]', flush=True)\n"
-
-
-def test_each_seat_waits_its_own_timeout() -> None:
-    bots = [BotProcess((sys.executable, "-S", "-c", SLOW % 1.0), f"b{i}") for i in range(2)]
-    group = ServedGroup(bots, [0.3, 20.0])
+def test_a_network_seat_gets_its_own_timeout_and_no_start_up_allowance(tmp_path) -> None:
+    """A connected seat has nothing to start: its first answer is due within
+    its own per-move timeout, not the referee's 30 s start-up allowance on
+    top, while the bot of ours beside it keeps its allowance."""
+    seat = NetworkSeat("silent")
+    tap = TraceTap(None, lambda lines, asked, q: None)
+    options = GameOptions(max_days=4, timeout=60.0)
     try:
-        for seat in (0, 1):
-            group.send(seat, b"go")
         started = time.monotonic()
-        replies = dict(group.replies([0, 1], 99.0))
+        result = referee_game([SeatRun("r", 60.0, spec=parse_bot("random")), SeatRun("silent", 1.5, endpoint=seat)],
+                              options, tap)
+        took = time.monotonic() - started
     finally:
-        group.close(exit_grace=0.05, term_grace=0.2)
-    assert replies[0].kind is ReplyKind.TIMEOUT and "0.3 s" in replies[0].detail
-    assert replies[1].kind is ReplyKind.LINE and replies[1].line == b"[0]"
-    assert time.monotonic() - started < 10
+        seat.release()
+        for fd in (seat.net_states_fd, seat.net_answers_fd):
+            os.close(fd)
+    assert result.fault == (1, "timeout: no answer within 1.5 s")
+    assert took < 20
+    assert seat_options([SeatRun("r", 60.0, spec=parse_bot("random")), SeatRun("p", 7.0, endpoint=seat)],
+                        options).seats == [BotOptions(60.0, None, None, None), BotOptions(7.0, 0.0, None, None)]
 
 
 def test_spectators_never_see_an_investment_before_the_round_resolves(tmp_path) -> None:
@@ -106,17 +110,26 @@ def test_spectators_never_see_an_investment_before_the_round_resolves(tmp_path) 
 
 def test_network_seat_disconnect_reads_as_a_closed_bot() -> None:
     seat = NetworkSeat("net")
-    group = ServedGroup([seat], [5.0])
+    group = ServedGroup([seat])
+    asked = []
+    group.on_round = lambda seats, question: asked.append((seats, question))
     try:
         group.send(0, b'{"question":1}')
         assert os.read(seat.net_states_fd, 100) == b'{"question":1}\n'
-        seat.gone = "connection closed"
+        seat.disconnected("connection closed")
         os.close(seat.net_answers_fd)
         seat.net_answers_fd = None
+        started = time.monotonic()
         [(_, reply)] = list(group.replies([0], 5.0))
+        took = time.monotonic() - started
     finally:
+        group.detach(0)
         seat.release()
+        os.close(seat.net_states_fd)
     assert reply.kind is ReplyKind.CLOSED and reply.detail == "disconnected (connection closed)"
+    assert took < 1.5  # no wait for an exit status that a network seat never has (EXIT_WAIT, 2 s)
+    assert asked == [([0], b'{"question":1}')]
+    assert seat.kept_stderr() == b"disconnected: connection closed\n" and seat.returncode() is None
 
 
 def test_the_live_view_ends_with_the_question_asked_and_updates_are_diffs() -> None:
