@@ -21,17 +21,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from driver.botspec import BotSpec
 from driver.game import GameOptions
 from driver.process import kill_started_bots
+from protocol.exactjson import JSONError, dumps, loads
 from server.live import build_view, view_update
 from server.outbox import Outbox
 from server.records import Database, aborted_record, game_record, journal_dir, recover_journals
 from server.referee import SeatRun, TraceTap, referee_game
 from server.remotes import RemotePool
 from server.seat import NetworkSeat, SeatLink
+from tournaments.store import STATUSES
 
 __all__ = ["Settings", "Seat", "LiveGame", "Hub", "SeatRefused"]
 
@@ -356,15 +356,15 @@ class Hub:
         game.question = question
         if question:
             try:
-                game.day = int(orjson.loads(question).get("day", game.day))
-            except (orjson.JSONDecodeError, AttributeError, ValueError):
+                game.day = int(loads(question).get("day", game.day))
+            except (JSONError, AttributeError, ValueError):
                 pass
         self._schedule_view(game)
 
     def _ended(self, game: LiveGame, rec: Any) -> None:
-        game.status = getattr(rec, "status", None) or ("aborted" if "aborted" in rec.options else "finished")
+        game.status = rec.status
         game.result = {"winner": rec.winner, "fault_seat": rec.fault_seat, "fault_reason": rec.fault_reason,
-                       "days": rec.days, "aborted": rec.options.get("aborted")}
+                       "days": rec.days, "aborted": rec.status == "aborted"}
         game.asked = []
         game.question = b""
         for seat in game.seats:
@@ -447,7 +447,7 @@ class Hub:
 
     async def _refresh_finished(self) -> None:
         tid = self.db.tid
-        rows = await self.db.acall(lambda s: s.games(tid, last=_FINISHED_SHOWN))
+        rows = await self.db.acall(lambda s: s.games(tid, last=_FINISHED_SHOWN, statuses=STATUSES))
         self._finished = [_finished_row(r, r.finished) for r in rows]
         await self._refresh_ladder()
 
@@ -485,12 +485,7 @@ def _ladder_standings(store: Any) -> dict[str, Any]:
 
     if not any(t.kind == LADDER_KIND for t in store.tournaments()):
         return {"names": [], "rows": []}
-    ladder = Ladder(store)
-    if not store.games(ladder.tid, last=1):  # a pool without games has no ratings yet
-        rows = [{"name": b.name, "games": 0, "wins": 0, "draws": 0, "losses": 0, "forfeits": 0, "elo": None,
-                 "elo_low": None, "elo_high": None} for b in ladder.pool()]
-        return {"names": [r["name"] for r in rows], "rows": rows, "games": 0}
-    st = ladder.show(bootstrap=50).to_json()
+    st = Ladder(store).show().to_json()
     return {"names": [r["name"] for r in st["standings"]], "rows": st["standings"], "games": st["games"]}
 
 
@@ -502,14 +497,15 @@ def _finished_row(rec: Any, created: float) -> dict[str, Any]:
         "fault_seat": rec.fault_seat,
         "fault_reason": rec.fault_reason,
         "days": rec.days,
-        "aborted": rec.options.get("aborted") if isinstance(rec.options, dict) else None,
+        "aborted": rec.status == "aborted",
         "finished": rec.finished,
         "origin": rec.options.get("server") if isinstance(rec.options, dict) else None,
     }
 
 
 def _dumps(value: Any) -> str:
-    return orjson.dumps(value).decode()
+    """A message for pages; views carry game state, so exact integers."""
+    return dumps(value).decode()
 
 
 def seat_token() -> str:

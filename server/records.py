@@ -24,9 +24,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-import orjson
-
-from tournaments.store import GameRecord, Store, compress_lines
+from driver.game import GameResult
+from protocol.exactjson import JSONError, dumps, loads
+from tournaments.store import GameRecord, Store, compress_lines, compress_times, trace_digest
 from tournaments.workers import _stderr_lines  # the store's format of kept standard errors
 
 __all__ = ["SERVER_KIND", "Database", "game_record", "aborted_record", "journal_dir", "recover_journals"]
@@ -41,63 +41,54 @@ def journal_dir(db: Path) -> Path:
     return db.with_name(db.name + ".live")
 
 
-def _with_status(fields: dict[str, Any], status: str) -> GameRecord:
-    """A GameRecord with its `status` (schema version 2 of the store keeps
-    "finished" or "aborted"; a store without the column gets none)."""
-    if "status" in GameRecord.__dataclass_fields__:
-        fields["status"] = status
-    return GameRecord(**fields)
-
-
 def game_record(
     key: str,
     names: Sequence[str],
-    result: Any,
+    result: GameResult,
     options: dict[str, Any],
     stderr: Sequence[bytes],
 ) -> GameRecord:
-    """The store's row for a game the referee finished."""
+    """The store's row for a game the referee finished (status "finished",
+    with its answer times and trace digest, as a tournament's games)."""
     fault_seat, fault_reason = result.fault if result.fault else (None, None)
-    return _with_status(
-        {
-            "key": key,
-            "seats": tuple(names),
-            "winner": result.winner,
-            "fault_seat": fault_seat,
-            "fault_reason": fault_reason,
-            "days": result.days,
-            "moves": result.moves,
-            "duration": result.duration,
-            "options": options,
-            "trace": compress_lines(result.trace),
-            "stderr": compress_lines(_stderr_lines(names, stderr)),
-        },
-        "finished",
+    return GameRecord(
+        key=key,
+        seats=tuple(names),
+        winner=result.winner,
+        fault_seat=fault_seat,
+        fault_reason=fault_reason,
+        days=result.days,
+        moves=result.moves,
+        duration=result.duration,
+        options=options,
+        trace=compress_lines(result.trace),
+        stderr=compress_lines(_stderr_lines(names, stderr)),
+        status="finished",
+        times=compress_times(result.answer_times),
+        digest=trace_digest(result.trace),
     )
 
 
 def aborted_record(
     key: str, names: Sequence[str], trace: Sequence[bytes], options: dict[str, Any], reason: str, started: float
 ) -> GameRecord:
-    """A game cut off before its end: nobody won, nobody faulted. The trace
-    ends with the viewer's `aborted` line saying why."""
-    lines = list(trace) + [orjson.dumps({"meta": "aborted", "reason": reason})]
+    """A game cut off before its end (status "aborted"): nobody won, nobody
+    faulted. The trace ends with the referee's `aborted` line saying why."""
+    lines = list(trace) + [dumps({"meta": "aborted", "reason": reason})]
     states = sum(1 for line in trace if line.startswith(b"{"))
-    return _with_status(
-        {
-            "key": key,
-            "seats": tuple(names),
-            "winner": None,
-            "fault_seat": None,
-            "fault_reason": None,
-            "days": 0,
-            "moves": states,
-            "duration": max(time.time() - started, 0.0),
-            "options": {**options, "aborted": reason},
-            "trace": compress_lines(lines),
-            "stderr": b"",
-        },
-        "aborted",
+    return GameRecord(
+        key=key,
+        seats=tuple(names),
+        winner=None,
+        fault_seat=None,
+        fault_reason=None,
+        days=0,
+        moves=states,
+        duration=max(time.time() - started, 0.0),
+        options=options,
+        trace=compress_lines(lines),
+        status="aborted",
+        digest=trace_digest(lines),
     )
 
 
@@ -139,12 +130,12 @@ def recover_journals(db: Database, directory: Path) -> list[str]:
     for path in sorted(directory.glob("*.trace")):
         try:
             head, *lines = path.read_bytes().splitlines()
-            meta = orjson.loads(head)
+            meta = loads(head)
             rec = aborted_record(
                 str(meta["key"]), [str(n) for n in meta["seats"]], [ln for ln in lines if ln.strip()],
                 dict(meta.get("options") or {}), ABORTED_AT_CRASH, float(meta.get("started", time.time())),
             )
-        except (ValueError, KeyError, TypeError, orjson.JSONDecodeError):
+        except (ValueError, KeyError, TypeError, JSONError):
             path.rename(path.with_suffix(".bad"))
             continue
         db.add(rec)

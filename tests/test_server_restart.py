@@ -15,7 +15,7 @@ import pytest
 from websockets.sync.client import connect
 
 from serverlib import Server, free_port
-from tournaments.store import Store
+from tournaments.store import STATUSES, Store
 
 pytestmark = pytest.mark.filterwarnings("ignore:connect\\(\\) must be used:DeprecationWarning")
 
@@ -35,15 +35,14 @@ def test_a_game_cut_by_a_crash_is_stored_as_aborted_on_restart(tmp_path: Path) -
     assert server.stop(signal.SIGKILL) == -signal.SIGKILL  # a crash: nothing is cleaned up
     assert (tmp_path / "games.sqlite.live" / f"{game['id']}.trace").exists()
     with Store.open(db) as store:
-        assert store.games(key=game["id"]) == []
+        assert store.games(key=game["id"], statuses=STATUSES) == []
     server = Server(db).start()
     try:
         with Store.open(db) as store:
-            [rec] = store.games(key=game["id"], with_blobs=True)
-        assert rec.winner is None and rec.fault_seat is None  # nobody's loss
-        assert getattr(rec, "status", "aborted") == "aborted" and "crash" in rec.options["aborted"]
+            [rec] = store.games(key=game["id"], with_blobs=True, statuses=STATUSES)
+        assert rec.winner is None and rec.fault_seat is None and rec.status == "aborted"  # nobody's loss
         lines = rec.trace_lines()
-        assert b"[1]" in lines and json.loads(lines[-1])["meta"] == "aborted"
+        assert b"[1]" in lines and json.loads(lines[-1])["meta"] == "aborted" and "crash" in json.loads(lines[-1])["reason"]
         assert not list((tmp_path / "games.sqlite.live").glob("*.trace"))
         finished = server.get("/api/lobby")["finished"]
         assert any(f["id"] == game["id"] and f["aborted"] for f in finished)
@@ -61,8 +60,10 @@ def test_stopping_the_server_aborts_the_games_in_flight(tmp_path: Path) -> None:
         pass
     assert server.stop(signal.SIGTERM) == 128 + signal.SIGTERM  # stopped cleanly, as driver commands report it
     with Store.open(db) as store:
-        [rec] = store.games(key=game["id"])
-    assert rec.winner is None and rec.fault_seat is None and "stopped" in rec.options["aborted"]
+        [rec] = store.games(key=game["id"], with_blobs=True, statuses=STATUSES)
+        assert store.games(key=game["id"]) == []  # not among the finished games: nobody played it out
+    assert rec.winner is None and rec.fault_seat is None and rec.status == "aborted"
+    assert "stopped" in json.loads(rec.trace_lines()[-1])["reason"]
 
 
 def _cli(*args: str) -> list[str]:
@@ -80,7 +81,7 @@ def test_a_ladder_with_a_remote_bot_goes_on_through_a_server_restart(tmp_path: P
     try:
         for name, bot in (("faraway", "remote:faraway"), ("rnd", "random")):
             subprocess.run([*ladder, "add", name, bot, "--db", str(db)], check=True, env=env, timeout=60)
-        run = subprocess.Popen([*ladder, "run", "-n", "8", "-j", "1", "--max-days", "12", "--db", str(db), "--json"],
+        run = subprocess.Popen([*ladder, "run", "--games", "8", "-j", "1", "--max-days", "12", "--db", str(db), "--json"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
         deadline = time.monotonic() + 120
         while _ladder_games(db) < 3 and time.monotonic() < deadline:

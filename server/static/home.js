@@ -100,8 +100,9 @@
     }));
     var rows = data.rows.map(function (r, i) {
       var num = function (x) { return x === null || x === undefined ? "\u2013" : Math.round(x); };
-      return el("tr", null, [el("td", {text: i + 1}), el("td", {class: "name", text: r.name}), el("td", {class: "num", text: num(r.elo)}),
-        el("td", {class: "num muted", text: "[" + num(r.elo_low) + ", " + num(r.elo_high) + "]"}),
+      var rated = r.games > 0;  // a bot without games has no rating yet (the ladder says 0, "no games")
+      return el("tr", null, [el("td", {text: i + 1}), el("td", {class: "name", text: r.name}), el("td", {class: "num", text: rated ? num(r.elo) : "\u2013"}),
+        el("td", {class: "num muted", text: rated ? "[" + num(r.elo_low) + ", " + num(r.elo_high) + "]" : "no games"}),
         el("td", {class: "num", text: r.games}), el("td", {class: "num", text: r.wins}), el("td", {class: "num", text: r.draws}),
         el("td", {class: "num", text: r.losses}), el("td", {class: "num", text: r.forfeits})]);
     });
