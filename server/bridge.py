@@ -30,6 +30,7 @@ from typing import Any
 import orjson
 
 from driver.botspec import BotSpec
+from driver.text import printable
 
 __all__ = ["BridgeError", "run_bridge", "ws_endpoint", "default_name"]
 
@@ -125,12 +126,6 @@ def _say(text: str) -> None:
     import click
 
     click.echo(printable(text), err=True)
-
-
-def printable(text: str) -> str:
-    """The server's words as a terminal may show them: control and other
-    invisible characters escaped (a reason comes from the other side)."""
-    return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
 
 
 class _Bridge:
