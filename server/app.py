@@ -35,6 +35,8 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from protocol.exactjson import dumps as exact_dumps
+from protocol.exactjson import loads as exact_loads
 from server.hub import Hub, LiveGame, Seat, SeatRefused, seat_token
 from server.outbox import Outbox
 from server.pages import game_page, home_page, replay_response, static_file
@@ -468,7 +470,7 @@ async def _ws_play(hub: Hub, ws: WebSocket) -> None:
     box.put(orjson.dumps({"type": "seat", "seat": seat.index, "timeout": seat.timeout}).decode())
 
     def deliver(line: bytes) -> None:
-        box.put(orjson.dumps(ask_message(line, seat.index, seat.timeout)).decode())
+        box.put(exact_dumps(ask_message(line, seat.index, seat.timeout)).decode())  # a purse may pass 64 bits
 
     if seat.link is None:
         hub.connect_seat(game, seat, deliver, lambda: None).seat.note("a person, in the browser")
@@ -494,7 +496,7 @@ def ask_message(line: bytes, seat: int, timeout: float) -> dict[str, Any]:
     from protocol.cards import NAMES, PASS
     from protocol.engine import ATTACKING, BUY, DEFENDING, INVESTING, Game
 
-    state = orjson.loads(line)
+    state = exact_loads(line)
     name = state.get("phase", {}).get("name")
     if name in ("end", "fault"):
         return {"type": "final", "state": state}
