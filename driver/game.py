@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any, BinaryIO, TypeVar
 
 from driver.botspec import BotOptions, BotSpec
-from driver.process import LINE_LIMIT, STDERR_LIMIT, BotGroup, BotProcess, BotStartError, Reply, ReplyKind
+from driver.process import LINE_LIMIT, STDERR_LIMIT, BotGroup, BotProcess, BotStartError, PipeEndpoint, Reply, ReplyKind
 from driver.signals import stop_reason
 from protocol.engine import DEFENDING, END, Game, IllegalMove, move_from_wire
 from protocol.exactjson import DEFAULT_MAX_DIGITS, JSONError, NotJSON, digits_of, dumps, loads
@@ -300,8 +300,9 @@ def _asker(group: BotGroup, options: GameOptions) -> Ask:
         for seat, reply in group.replies(seats, limits, startup):
             took = time.monotonic() - sent
             if reply.kind is ReplyKind.TIMEOUT:
-                reply = Reply(ReplyKind.TIMEOUT, detail=_timeout_detail(options.seat_options(seat), limits[seat],
-                                                                        group.bots[seat].answered == 0))
+                bot = group.bots[seat]  # a network seat's first answer is like any other: nothing started
+                first = bot.answered == 0 and not isinstance(bot, PipeEndpoint)
+                reply = Reply(ReplyKind.TIMEOUT, detail=_timeout_detail(options.seat_options(seat), limits[seat], first))
                 took = limits[seat]
             yield seat, reply, took
 
@@ -309,7 +310,7 @@ def _asker(group: BotGroup, options: GameOptions) -> Ask:
 
 
 def _timeout_detail(own: BotOptions, limit: float, first: bool) -> str:
-    if not first or not own.startup:  # no allowance: nothing started (a seat played over the network)
+    if not first:
         return f"no answer within {limit:g} s"
     return (f"no first answer within {limit:g} s (a {own.startup:g} s start-up allowance included):"
             " did the bot flush its output?")
