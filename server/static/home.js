@@ -92,7 +92,7 @@
     var box = A.clear($("ladder"));
     if (!data.rows || !data.rows.length) {
       box.appendChild(el("p", {class: "empty"}, ["The ladder is empty. ", el("code", {text: "ladder add NAME BOT"}),
-        " adds a bot, ", el("code", {text: "ladder run -n 20"}), " plays games; standings appear here as they finish."]));
+        " adds a bot, ", el("code", {text: "ladder run --games 20"}), " plays games; standings appear here as they finish."]));
       return;
     }
     var head = el("tr", null, ["#", "bot", "rating", "95% interval", "games", "won", "drawn", "lost", "forfeits"].map(function (h) {
