@@ -92,7 +92,7 @@ _HOME = """
 </section>
 <section class="card ladder" aria-labelledby=ladder-title>
 <h2 id=ladder-title>Ladder</h2>
-<div id=ladder><p class=empty>The ladder is empty. <code>ladder add NAME BOT</code> adds a bot, <code>ladder run -n 20</code> plays.</p></div>
+<div id=ladder><p class=empty>The ladder is empty. <code>ladder add NAME BOT</code> adds a bot, <code>ladder run --games 20</code> plays.</p></div>
 </section>
 <section class="card connect" aria-labelledby=connect-title>
 <h2 id=connect-title>Bring your own bot</h2>
