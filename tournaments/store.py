@@ -380,9 +380,12 @@ class Store:
         *,
         with_blobs: bool = False,
         statuses: Sequence[Status] = ("finished",),
+        key: str | None = None,
+        last: int | None = None,
     ) -> list[GameRecord]:
         """Stored games in the order they were stored, of one tournament or
-        all; finished ones only unless `statuses` says otherwise.
+        all; finished ones only unless `statuses` says otherwise; only the
+        one with `key`, or only the `last` N, if asked.
 
         A row that cannot be decoded (a damaged file) raises TournamentError
         naming it; nothing is changed.
@@ -392,11 +395,16 @@ class Store:
         if tournament_id is not None:
             sql += " AND tournament_id=?"
             args.append(tournament_id)
+        if key is not None:
+            sql += " AND key=?"
+            args.append(key)
         if v2:
             sql += f" AND status IN ({','.join('?' * len(statuses))})"
             args += list(statuses)
         elif "finished" not in statuses:
             return []
+        if last is not None:
+            sql = f"SELECT * FROM ({sql} ORDER BY id DESC LIMIT {int(last)})"
         return [self._record(r, with_blobs) for r in self._conn.execute(sql + " ORDER BY id", args)]
 
     def game(self, game_id: int) -> GameRecord:
