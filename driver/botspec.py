@@ -6,6 +6,9 @@ Accepted forms, tried in this order:
 - a first word containing ``/``: a program path (must exist and be executable),
   followed by its arguments (``"./bots/my_bot --depth 3"``);
 - one of our bot names followed by its options (``"mcts --time 0.2"``);
+- ``remote:NAME`` or ``remote:NAME@URL``: a bot connected to a game server
+  (`driver connect`), played through a relay process (`server.relay`);
+  the server is URL, else $ECONOMANCY_SERVER, else http://127.0.0.1:8000;
 - a command found on PATH with its arguments (``"node bot.js"``).
 
 The text is split like a shell command line (quotes allowed). Every
@@ -48,6 +51,15 @@ class BotSpec:
         """One of our named bots: they accept `--max-days`, which the wire does not carry."""
         return registry.owns(self.argv)
 
+    @property
+    def remote(self) -> bool:
+        """A `remote:NAME` bot: its command first reserves the bot on the
+        server, waiting for it if need be (so the game's clock does not run
+        while it is away)."""
+        from server.relay import is_relay
+
+        return is_relay(self.argv)
+
     def command(self, max_days: int = 100, seed: int | None = None) -> tuple[str, ...]:
         """The argv to start this bot for a game of `max_days` days.
 
@@ -56,7 +68,13 @@ class BotSpec:
         command line (an explicit `--max-days` in the BOT text wins). A
         `seed` is appended as `--seed N` (unless the BOT text sets one):
         the caller decides which bots take one (ours do; others opt in).
+        A remote bot's relay takes neither: it is reserved on its server
+        here instead (see `remote`).
         """
+        if self.remote:
+            from server.relay import reserve_argv
+
+            return reserve_argv(self.argv)
         argv = self.argv
         if self.ours and max_days != 100 and "--max-days" not in argv:
             argv = (*argv, "--max-days", str(max_days))
@@ -168,6 +186,8 @@ def parse_bot(text: str) -> BotSpec:
     if not words:
         raise BotSpecError(f"empty bot command{f' for {name!r}' if name else ''}")
     first, rest = words[0], words[1:]
+    if first.startswith("remote:") and not rest:
+        return _remote(first[len("remote:"):], name)
     if "/" in first:
         argv = [_check_program(first)] + rest
     elif (prefix := registry.resolve(first)) is not None:
@@ -184,6 +204,18 @@ def parse_bot(text: str) -> BotSpec:
             + f"{hint} (a program in the current directory is ./{first})"
         )
     return BotSpec(tuple(argv), name or shlex.join(words))
+
+
+def _remote(text: str, name: str | None) -> BotSpec:
+    from server.relay import relay_argv
+    from server.remotes import check_name
+
+    bot, _, url = text.partition("@")
+    try:
+        check_name(bot)
+    except ValueError as e:
+        raise BotSpecError(f"remote:{bot}: {e}") from None
+    return BotSpec(relay_argv(bot, url or None), name or f"remote:{bot}")
 
 
 def _check_program(path: str) -> str:

@@ -277,6 +277,17 @@ def _bot_param(text: str) -> BotSpec:
         raise click.BadParameter(str(e), param_hint="BOT") from None
 
 
+def _add_server_commands() -> None:
+    """`driver serve` and `driver connect` live in the server package."""
+    from server.cli import connect, serve
+
+    driver.add_command(serve)
+    driver.add_command(connect)
+
+
+_add_server_commands()
+
+
 def main() -> None:
     """Console entry point (`driver`)."""
     # SIGTERM and SIGHUP unwind like Ctrl-C, so the game's cleanup still ends every bot.

@@ -28,23 +28,25 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, TypeVar
 
 from driver.botspec import BotOptions, BotSpec
-from driver.process import LINE_LIMIT, STDERR_LIMIT, BotGroup, BotStartError, Reply, ReplyKind
+from driver.process import LINE_LIMIT, STDERR_LIMIT, BotGroup, BotProcess, BotStartError, PipeEndpoint, Reply, ReplyKind
 from driver.signals import stop_reason
 from protocol.engine import DEFENDING, END, Game, IllegalMove, move_from_wire
 from protocol.exactjson import DEFAULT_MAX_DIGITS, JSONError, NotJSON, digits_of, dumps, loads
 from protocol.openings import play_opening
 
-__all__ = ["GameOptions", "GameResult", "STARTUP", "play_game", "seat_seed", "state_lines", "interpret_reply"]
+__all__ = ["GameOptions", "GameResult", "STARTUP", "play_game", "start_group", "seat_seed", "state_lines", "interpret_reply"]
 
 STARTUP = 30.0
 """Default start-up allowance (seconds): generous, so that a bot that loads
 a model or starts a JVM, or any bot on a loaded machine, is not forfeited
 at its first move."""
+
+G = TypeVar("G", bound=BotGroup)
 
 _SNIPPET = 200  # characters of a bad answer kept in the trace and the reason
 
@@ -86,6 +88,13 @@ class GameOptions:
         own = self.seats[seat] if seat < len(self.seats) else BotOptions()
         return own.over(BotOptions(self.timeout, self.startup, self.margin, None))
 
+    def isolation_for(self, bot: BotSpec) -> str:
+        """How `bot`'s process is fenced off: `isolation`, except for the
+        relay of a `remote:NAME` bot (`server.relay`), a program of ours
+        that must reach its game server: it runs without namespaces (no
+        network there), and the bot it plays runs on another machine."""
+        return "none" if bot.remote else self.isolation
+
     def command(self, bot: BotSpec, seat: int) -> tuple[str, ...]:
         """How to start `bot` at `seat`: with the day limit and, if it takes
         one, its seed."""
@@ -125,11 +134,34 @@ class GameResult:
     isolation: list[str] = field(default_factory=list)
 
 
+def start_group(
+    bots: Sequence[BotSpec],
+    options: GameOptions,
+    given: Mapping[int, BotProcess] | None = None,
+    group: type[G] = BotGroup,  # type: ignore[assignment]
+) -> G:
+    """Start a game's bots as the referee does: each seat's command (day
+    limit, seed), under its isolation (`GameOptions.isolation_for`) and
+    `options`' limits. Seats in `given`
+    take that endpoint as it is (a network seat: `driver.process.PipeEndpoint`).
+    Raises BotStartError (its `seat` set) if one cannot start, after
+    stopping those it started."""
+    return group.spawn(
+        [
+            given[seat] if given and seat in given else (options.command(b, seat), b.name, options.isolation_for(b))
+            for seat, b in enumerate(bots)
+        ],
+        isolation=options.isolation,
+        line_limit=options.line_limit,
+        stderr_limit=options.stderr_limit,
+    )
+
+
 def play_game(
     bots: Sequence[BotSpec],
     options: GameOptions,
     trace_out: BinaryIO | None = None,
-    group: BotGroup | None = None,
+    group: BotGroup | Callable[[], BotGroup] | None = None,
 ) -> GameResult:
     """Play one game between bot processes (2 to 4 BotSpecs, seat order).
 
@@ -137,7 +169,10 @@ def play_game(
     returns; unless `group` is given: then the game is played on those
     running bots (one per seat) and the group is detached, not closed, so
     that they can play on (replace those no longer `reusable`; `group.bots`
-    may hold processes restarted during the game).
+    may hold processes restarted during the game). `group` may also be a
+    function that starts the group (see `start_group`): it is called where
+    the bots would be started, so that a bot that cannot start forfeits
+    as usual, and the group it returns is detached too (the caller closes it).
 
     If it is cut off (Ctrl-C, SIGTERM, an error of its own) before the
     game is over, the trace ends with `{"meta":"aborted","reason":...}`.
@@ -146,7 +181,7 @@ def play_game(
     """
     if not 2 <= len(bots) <= 4:
         raise ValueError(f"a game needs 2 to 4 bots, not {len(bots)}")
-    if group is not None and len(group.bots) != len(bots):
+    if isinstance(group, BotGroup) and len(group.bots) != len(bots):
         raise ValueError(f"{len(bots)} bots but a group of {len(group.bots)} processes")
     started = time.monotonic()
     game = Game(len(bots), base=options.base, max_days=options.max_days)
@@ -157,12 +192,9 @@ def play_game(
     keep = group is not None
     try:
         if group is None:
-            group = BotGroup.spawn(
-                [(options.command(b, seat), b.name) for seat, b in enumerate(bots)],
-                isolation=options.isolation,
-                line_limit=options.line_limit,
-                stderr_limit=options.stderr_limit,
-            )
+            group = start_group(bots, options)
+        elif not isinstance(group, BotGroup):
+            group = group()
     except BotStartError as e:
         game.forfeit(e.seat, str(e.strerror))
         trace.end(dumps(game.to_wire()))
@@ -268,8 +300,9 @@ def _asker(group: BotGroup, options: GameOptions) -> Ask:
         for seat, reply in group.replies(seats, limits, startup):
             took = time.monotonic() - sent
             if reply.kind is ReplyKind.TIMEOUT:
-                reply = Reply(ReplyKind.TIMEOUT, detail=_timeout_detail(options.seat_options(seat), limits[seat],
-                                                                        group.bots[seat].answered == 0))
+                bot = group.bots[seat]  # a network seat's first answer is like any other: nothing started
+                first = bot.answered == 0 and not isinstance(bot, PipeEndpoint)
+                reply = Reply(ReplyKind.TIMEOUT, detail=_timeout_detail(options.seat_options(seat), limits[seat], first))
                 took = limits[seat]
             yield seat, reply, took
 

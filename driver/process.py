@@ -26,6 +26,7 @@ import time
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Self
 
 from driver import isolation as _isolation
 
@@ -36,6 +37,7 @@ __all__ = [
     "ReplyKind",
     "Reply",
     "BotProcess",
+    "PipeEndpoint",
     "BotGroup",
     "kill_started_bots",
 ]
@@ -138,15 +140,21 @@ class BotProcess:
         self.isolation = launched.isolation.description
         self.namespaces = launched.isolation.namespaces
         _started.add(self)
-        self.stdin_fd: int | None = launched.stdin
-        self.stdout_fd: int | None = launched.stdout
-        self.stderr_fd: int | None = launched.stderr
         self._report: int | None = launched.report
         self._reported = launched.reported  # read from the report pipe so far
         try:
-            self.pidfd: int | None = os.pidfd_open(self.pid)
+            pidfd: int | None = os.pidfd_open(self.pid)
         except (AttributeError, OSError):
-            self.pidfd = None
+            pidfd = None
+        self._init_io(launched.stdin, launched.stdout, launched.stderr, pidfd)
+
+    def _init_io(self, stdin_fd: int | None, stdout_fd: int | None, stderr_fd: int | None, pidfd: int | None) -> None:
+        """The pipes and the buffered state `BotGroup` serves (one place, for
+        processes and `PipeEndpoint`s alike)."""
+        self.stdin_fd: int | None = stdin_fd
+        self.stdout_fd: int | None = stdout_fd
+        self.stderr_fd: int | None = stderr_fd
+        self.pidfd: int | None = pidfd
         self._out = bytearray()  # unsent bytes for stdin
         self._buf = bytearray()  # received stdout not yet taken
         self._discarding = False  # inside an over-long line: drop until its newline
@@ -157,7 +165,7 @@ class BotProcess:
         self.answered = 0  # answer lines taken: 0 until the bot has started up and answered once
         self.games = 0  # final states sent: games this process has finished
         self.stdout_eof = False
-        self.stderr_eof = False
+        self.stderr_eof = stderr_fd is None
         self.exited = False
         self._closed_at: float | None = None  # when a closed pipe was first seen
         self._status: int | None = None  # the bot's exit status, once known
@@ -370,7 +378,7 @@ class BotProcess:
             return Reply(ReplyKind.TOO_LONG, self._too_long_start, self._too_long)
         if not (self.exited or self.stdout_eof or self._stdin_broken):
             return None  # the usual case, kept cheap: still waiting for the answer
-        if self.returncode() is None:
+        if not self._end_known():
             # Its exit status is the better reason, and its init reports it a
             # moment after the pipe closes: wait for it, up to EXIT_WAIT.
             now = time.monotonic()
@@ -392,12 +400,98 @@ class BotProcess:
         closed = self._closed()
         if closed is None:
             return None
-        return Reply(ReplyKind.CLOSED, detail=closed if self.returncode() is None else self.exit_description())
+        return Reply(ReplyKind.CLOSED, detail=self.exit_description() if self._end_known() else closed)
+
+    def _end_known(self) -> bool:
+        """Whether `exit_description` says how the bot ended (its exit status
+        is in), so that a closed pipe is reported with it."""
+        return self.returncode() is not None
 
     def wake_at(self) -> float | None:
         """When `take_reply` gives up waiting for the exit status of a bot
         that closed a pipe (None: not waiting for it)."""
         return None if self._closed_at is None or self._status is not None else self._closed_at + EXIT_WAIT
+
+
+class PipeEndpoint(BotProcess):
+    """A seat with no process behind it: two pipes whose other ends someone
+    else holds (the game server's event loop, for a player connected over
+    the network: `server.seat`).
+
+    `BotGroup` serves it exactly as it serves a bot, so the seat gets the
+    referee's timeouts, line limit, fault rules and trace unchanged. There
+    is nothing to signal, reap or restart: `returncode` stays None, a
+    closed pipe is reported at once with `ended` (the other side's account
+    of why it went away), and `note` keeps lines where a bot's standard
+    error would go. The holder of the other ends closes them; `release`
+    closes these.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        stdin_fd: int,
+        stdout_fd: int,
+        *,
+        line_limit: int = LINE_LIMIT,
+        stderr_limit: int = STDERR_LIMIT,
+        isolation: str = "none: not a process of this machine",
+    ) -> None:
+        self.name = name
+        self.argv = ()
+        self.line_limit = line_limit
+        self.stderr_limit = stderr_limit
+        self.env = {}
+        self.isolation_mode = "none"
+        self.pid = 0
+        self.isolation = isolation
+        self.namespaces = False
+        self._report = None
+        self._reported = b""
+        self.ended = "closed its end"
+        self._init_io(stdin_fd, stdout_fd, None, None)
+
+    def respawn(self) -> BotProcess:
+        raise BotStartError(errno.ECONNRESET, f"{self.name!r} is not a process of ours: it cannot be restarted")
+
+    def returncode(self) -> int | None:
+        return None
+
+    def _end_known(self) -> bool:
+        return True
+
+    def exit_description(self, wait: float = 0.0) -> str:
+        return self.ended
+
+    def reap(self) -> None:
+        self._reaped = True
+
+    def send_signal(self, sig: int) -> None:
+        pass
+
+    def note(self, text: str) -> None:
+        """Keep a line where a bot's standard error goes (shown with a fault,
+        stored with the game)."""
+        self._keep_stderr(text.encode("utf-8", "replace") + b"\n")
+
+    def release(self, flush: float = 1.0) -> None:
+        """The referee is done with this seat (after `play_game`, whose group
+        only detaches it): write what is still queued (the final state) for
+        up to `flush` seconds, then close both pipes, so the other side reads
+        end of file after the last line."""
+        fd = self.stdin_fd
+        if fd is not None and self._out and not self._stdin_broken:
+            deadline = time.monotonic() + flush
+            with selectors.DefaultSelector() as sel:
+                sel.register(fd, selectors.EVENT_WRITE)
+                while self._out and not self._stdin_broken and time.monotonic() < deadline:
+                    sel.select(max(deadline - time.monotonic(), 0))
+                    self._write()
+        for attr in ("stdin_fd", "stdout_fd"):
+            fd = getattr(self, attr)
+            if fd is not None:
+                os.close(fd)
+                setattr(self, attr, None)
 
 
 class BotGroup:
@@ -432,16 +526,30 @@ class BotGroup:
                     pass
 
     @classmethod
-    def spawn(cls, commands: Sequence[tuple[Sequence[str], str]], isolation: str = "auto", **options: int) -> BotGroup:
-        """Start every (argv, name); if one cannot start, stop those already started."""
+    def spawn(
+        cls,
+        commands: Sequence[tuple[Sequence[str], str] | tuple[Sequence[str], str, str] | BotProcess],
+        isolation: str = "auto",
+        **options: int,
+    ) -> Self:
+        """Start every (argv, name), or (argv, name, isolation) for one with an
+        isolation of its own; an entry that is already a BotProcess (a
+        `PipeEndpoint`) takes its seat as it is. If one cannot start, stop
+        those started here (the given ones are the caller's)."""
         bots: list[BotProcess] = []
+        started: list[BotProcess] = []
         try:
-            for argv, name in commands:
-                bots.append(BotProcess(argv, name, isolation=isolation, **options))
+            for entry in commands:
+                if isinstance(entry, BotProcess):
+                    bots.append(entry)
+                    continue
+                argv, name, *own = entry
+                started.append(BotProcess(argv, name, isolation=own[0] if own else isolation, **options))
+                bots.append(started[-1])
         except BaseException as e:
             if isinstance(e, BotStartError):
                 e.seat = len(bots)
-            BotGroup(bots).close(exit_grace=0.0, term_grace=0.0)
+            BotGroup(started).close(exit_grace=0.0, term_grace=0.0)
             raise
         return cls(bots)
 

@@ -21,8 +21,11 @@ _UNSAFE = re.compile(
     "\x00-\x1f\x7f-\x9f"  # C0 controls (ESC, CR, BS, ...), DEL, C1 controls (CSI as one byte, ...)
     "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"  # bidi marks, embeddings, overrides, isolates
     "\u2028\u2029"  # line and paragraph separators
+    "\u00ad\u180e\u200b-\u200d\u2060-\u2065\ufeff"  # invisible: soft hyphen, zero widths, joiners, BOM
     "]"
 )
+"""What `printable` escapes; the viewer's table renderer (viewer/static/table.js,
+`INVISIBLE`) escapes the same characters in the browser."""
 _SHORT = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
 
 

@@ -17,7 +17,6 @@ second tournament (`new=True`, `--new`, starts one beside it).
 
 from __future__ import annotations
 
-import re
 import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -28,6 +27,7 @@ from typing import Any
 import click
 
 from driver.botspec import BotOptions, BotSpecError, options_by_seat
+from driver.text import printable
 from tournaments.backends import Backend
 from tournaments.entrants import Entrant
 from tournaments.errors import PlayError, TournamentError
@@ -219,14 +219,6 @@ def run(
     finally:
         bar.close()
     return new
-
-
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-
-
-def printable(text: str) -> str:
-    """Bot text made harmless for a terminal: control characters escaped."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
 def game_line(number: int, total: int | None, rec: GameRecord) -> str:

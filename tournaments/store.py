@@ -27,10 +27,10 @@ import os
 import sqlite3
 import time
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 from urllib.parse import quote
 
 import orjson
@@ -224,8 +224,8 @@ class Store:
         except sqlite3.Error as err:
             raise TournamentError(f"{path}: cannot open ({err})") from None
         try:
-            created = _prepare(conn, path)
-            conn.execute("PRAGMA journal_mode=WAL")
+            created = _when_unlocked(lambda: _prepare(conn, path))
+            _when_unlocked(lambda: conn.execute("PRAGMA journal_mode=WAL"))
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute("PRAGMA foreign_keys=ON")
         except TournamentError:
@@ -380,9 +380,12 @@ class Store:
         *,
         with_blobs: bool = False,
         statuses: Sequence[Status] = ("finished",),
+        key: str | None = None,
+        last: int | None = None,
     ) -> list[GameRecord]:
         """Stored games in the order they were stored, of one tournament or
-        all; finished ones only unless `statuses` says otherwise.
+        all; finished ones only unless `statuses` says otherwise; only the
+        one with `key`, or only the `last` N, if asked.
 
         A row that cannot be decoded (a damaged file) raises TournamentError
         naming it; nothing is changed.
@@ -392,11 +395,16 @@ class Store:
         if tournament_id is not None:
             sql += " AND tournament_id=?"
             args.append(tournament_id)
+        if key is not None:
+            sql += " AND key=?"
+            args.append(key)
         if v2:
             sql += f" AND status IN ({','.join('?' * len(statuses))})"
             args += list(statuses)
         elif "finished" not in statuses:
             return []
+        if last is not None:
+            sql = f"SELECT * FROM ({sql} ORDER BY id DESC LIMIT {int(last)})"
         return [self._record(r, with_blobs) for r in self._conn.execute(sql + " ORDER BY id", args)]
 
     def game(self, game_id: int) -> GameRecord:
@@ -525,6 +533,26 @@ def _check_header(path: Path) -> None:
         raise TournamentError(f"{path}: cannot read ({err.strerror or err})") from None
     if head != _SQLITE_MAGIC:
         raise TournamentError(f"{path} is not an SQLite database; refusing to touch it")
+
+
+T = TypeVar("T")
+
+def _when_unlocked(step: Callable[[], T], patience: float = 30.0) -> T:
+    """`step()`, tried again while another process holds a lock it needs.
+
+    SQLite waits out most locks itself (the connection's busy timeout), but
+    not all: switching a new file to WAL needs it to itself, and a reader
+    that meets another connection's conversion half done is told "locked"
+    at once. Processes that open the same new file together (parallel
+    workers, two commands started at once) meet exactly these."""
+    deadline = time.monotonic() + patience
+    while True:
+        try:
+            return step()
+        except sqlite3.OperationalError as err:
+            if "locked" not in str(err) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
 
 
 def _prepare(conn: sqlite3.Connection, path: Path) -> bool:

@@ -132,7 +132,7 @@ class _KeptBots:
             if proc is None or not proc.reusable:
                 self.retire(key)
                 proc = BotProcess(options.command(spec, seat), spec.name, line_limit=options.line_limit,
-                                  stderr_limit=options.stderr_limit, isolation=options.isolation)
+                                  stderr_limit=options.stderr_limit, isolation=options.isolation_for(spec))
                 self.procs[key] = proc
             procs.append(proc)
         group = BotGroup(procs)

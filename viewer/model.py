@@ -35,6 +35,7 @@ from typing import Any
 
 import orjson
 
+from driver.text import printable
 from protocol.cards import CARDS, NAME_TO_ID, PASS_NAME, SIMPLE
 
 __all__ = [
@@ -142,7 +143,7 @@ def parse_lines(data: bytes | str | Iterable[bytes | str]) -> list[_Line]:
                 value = json.loads(text)  # what orjson refuses but JSON allows (huge integers)
             out.append(_Line(number, value, text))
         except (orjson.JSONDecodeError, ValueError) as e:
-            snippet = _visible(line if isinstance(line, str) else line.decode("utf-8", "replace"))
+            snippet = printable(line if isinstance(line, str) else line.decode("utf-8", "replace"))
             raise TraceError(f"line {number}: not JSON ({getattr(e, 'msg', e)}): {_text(snippet, 80)}") from None
     return out
 
@@ -170,15 +171,11 @@ def _dumps(value: Any) -> str:
 
 
 def visible(text: str) -> str:
-    """Control and other unprintable characters as \\xNN or \\uNNNN, so bot
-    text cannot move a cursor, hide itself or reorder a line (the page's
-    renderer does the same in JavaScript)."""
-    return _visible(text)
-
-
-def _visible(text: str) -> str:
-    return "".join(ch if ch.isprintable() else f"\\x{ord(ch):02x}" if ord(ch) < 256 else f"\\u{ord(ch):04x}"
-                   for ch in text)
+    """Bot text as a page may show it (before its HTML escaping): control,
+    bidi and invisible characters as \\xNN or \\uNNNN, so it cannot hide
+    itself or reorder a line; `driver.text.printable`, the one escaping of
+    bot text for a person (the page's renderer does the same in JavaScript)."""
+    return printable(text)
 
 
 def _is_state(v: Any) -> bool:

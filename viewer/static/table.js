@@ -339,7 +339,7 @@
       var bubble = el("div", "ect-answer" + (step.m && step.m.bad ? " ect-bad" : ""), [
         el("span", "ect-answer-q", "asked " + asking(view, step) + ": "),
         el("b", "ect-answer-a", answerText(view, step)),
-        el("code", "ect-raw", step.a === null || step.a === undefined ? "(nothing)" : step.a),
+        step.a === undefined ? null : el("code", "ect-raw", step.a === null ? "(nothing)" : step.a),  // undefined: still thinking (live)
         sealed ? el("span", "ect-sealed", "sealed until everyone has answered") : null,
       ]);
       append(panel, bubble);

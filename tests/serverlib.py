@@ -1,0 +1,147 @@
+"""The real game server for tests: `driver serve` in a subprocess on free
+loopback ports, and small clients that speak its protocols."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from protocol.engine import Game, move_to_wire
+
+HOST = "127.0.0.1"
+
+
+class Server:
+    """One `driver serve` process; `url`, `tcp_port`, `db`."""
+
+    def __init__(self, db: Path, *args: str) -> None:
+        self.db = db
+        self.args = args
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.url = ""
+        self.tcp_port = 0
+        self.http_port = 0
+
+    def start(self, http_port: int = 0, tcp_port: int = 0) -> Server:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", "from driver.cli import main; main()", "serve", "--host", HOST,
+             "--port", str(http_port), "--tcp-port", str(tcp_port), "--db", str(self.db), "--json", *self.args],
+            stdout=subprocess.PIPE, stderr=open(self.db.with_suffix(".log"), "ab"),
+        )
+        assert self.proc.stdout is not None
+        line = self.proc.stdout.readline()  # the server says where it listens once it does
+        if not line:
+            raise RuntimeError("the server did not start: " + self.db.with_suffix(".log").read_text())
+        info = json.loads(line)
+        self.url = info["url"].rstrip("/")
+        self.tcp_port = info["tcp_port"]
+        self.http_port = int(self.url.rsplit(":", 1)[1])
+        return self
+
+    @property
+    def ws(self) -> str:
+        return "ws" + self.url[len("http"):]
+
+    def stop(self, sig: int = signal.SIGTERM) -> int:
+        assert self.proc is not None
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+        try:
+            return self.proc.wait(30)
+        finally:
+            if self.proc.stdout:
+                self.proc.stdout.close()
+
+    def log(self) -> str:
+        return self.db.with_suffix(".log").read_text(errors="replace")
+
+    def get(self, path: str) -> Any:
+        with urllib.request.urlopen(self.url + path, timeout=30) as r:
+            return json.loads(r.read())
+
+    def post(self, path: str, body: Any) -> tuple[int, Any]:
+        req = urllib.request.Request(self.url + path, data=json.dumps(body).encode(), method="POST",
+                                     headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(req, timeout=60) as r:
+                return r.status, json.loads(r.read())
+        except urllib.error.HTTPError as e:
+            return e.code, json.loads(e.read())
+
+    def wait_finished(self, game_id: str, timeout: float = 60) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for f in self.get("/api/lobby")["finished"]:
+                if f["id"] == game_id:
+                    return f
+            time.sleep(0.2)
+        raise AssertionError(f"game {game_id} did not finish in {timeout} s")
+
+
+def random_move(state: dict[str, Any], seat: int, rng: random.Random) -> Any:
+    game = Game.from_wire(state)
+    return move_to_wire(game, rng.choice(list(game.legal_moves(seat))))
+
+
+class TcpClient:
+    """A client of the original protocol, as play_gui: three datums with
+    println, then a JSON move per state (here without a newline)."""
+
+    def __init__(self, port: int, game: int | str, players: int | str, seat: int | str, header: bytes | None = None):
+        self.sock = socket.create_connection((HOST, port), timeout=60)
+        self.sock.sendall(header if header is not None else f"{game}\n{players}\n{seat}\n".encode())
+        self.file = self.sock.makefile("rb")
+        self.seat = int(seat) if str(seat).isdigit() else -1
+
+    def lines(self) -> Iterator[bytes]:
+        for line in self.file:
+            yield line
+
+    def play(self, rng: random.Random | None = None, newline: bool = False) -> tuple[dict[str, Any], list[bytes]]:
+        """Answer every state with a random legal move; return the final state and every line read."""
+        rng = rng or random.Random(self.seat)
+        seen = []
+        for line in self.lines():
+            seen.append(line)
+            state = orjson.loads(line)
+            if state["phase"]["name"] in ("end", "fault"):
+                return state, seen
+            move = orjson.dumps([random_move(state, self.seat, rng)]) + (b"\n" if newline else b"")
+            self.sock.sendall(move)
+        raise AssertionError("the connection closed before the final state")
+
+    def closed(self, timeout: float = 30) -> bool:
+        """Whether the server closed the connection (reads to the end)."""
+        self.sock.settimeout(timeout)
+        try:
+            while self.sock.recv(65536):
+                pass
+        except (ConnectionError, socket.timeout):
+            return False
+        return True
+
+    def close(self) -> None:
+        self.file.close()  # the socket stays open while its file object does
+        self.sock.close()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return int(s.getsockname()[1])
+
+
+def env_with_server(url: str) -> dict[str, str]:
+    return {**os.environ, "ECONOMANCY_SERVER": url}

@@ -1,0 +1,272 @@
+"""WebSocket clients, the bridge and remote bots on the real server:
+bots that stay connected, people's seats and their tokens, spectators,
+and hostile clients."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import connect
+
+from serverlib import Server, env_with_server, random_move
+from tournaments.store import Store
+
+TOKEN = "a-secret-token-for-tests"
+# Plain sockets, closed by hand: these clients outlive the statement that opens them.
+pytestmark = pytest.mark.filterwarnings("ignore:connect\\(\\) must be used:DeprecationWarning")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    srv = Server(tmp_path_factory.mktemp("ws") / "games.sqlite", "--timeout", "20").start()
+    yield srv
+    srv.stop()
+
+
+class WsBot:
+    """A bot connected over WebSocket that answers at random (or as told)."""
+
+    def __init__(self, server: Server, name: str, token: str = TOKEN, answer: Any = None) -> None:
+        self.ws = connect(server.ws + "/ws/bot", open_timeout=30)
+        self.ws.send(json.dumps({"name": name, "token": token}))
+        self.welcome = json.loads(self.ws.recv(timeout=30))
+        self.answer = answer
+        self.finals: list[dict[str, Any]] = []
+        self.thread: threading.Thread | None = None
+
+    def run(self, games: int = 1) -> WsBot:
+        def loop() -> None:
+            rng = random.Random(1)
+            try:
+                while len(self.finals) < games:
+                    state = json.loads(self.ws.recv(timeout=60))
+                    if state["phase"]["name"] in ("end", "fault"):
+                        self.finals.append(state)
+                        continue
+                    move = self.answer(state) if self.answer else [random_move(state, state["player"], rng)]
+                    self.ws.send(move if isinstance(move, str) else json.dumps(move))
+            except (ConnectionClosed, TimeoutError):
+                pass
+
+        self.thread = threading.Thread(target=loop, daemon=True)
+        self.thread.start()
+        return self
+
+    def close(self) -> None:
+        self.ws.close()
+
+
+def test_a_connected_bot_plays_our_bot_and_the_game_is_stored(server: Server) -> None:
+    bot = WsBot(server, "wsbot").run(games=1)
+    assert bot.welcome == {"welcome": "wsbot"}
+    assert {"name": "wsbot", "connections": 1, "idle": 1} in server.get("/api/lobby")["remote"]
+    status, game = server.post("/api/games", {"play": False, "opponents": ["remote:wsbot", "random"], "max_days": 20})
+    assert status == 200, game
+    done = server.wait_finished(game["id"])
+    bot.thread.join(30)
+    assert bot.finals and bot.finals[0]["player"] == 0
+    assert done["seats"] == ["remote:wsbot", "random"]
+    with Store.open(server.db) as store:
+        [rec] = store.games(key=game["id"], with_blobs=True)
+    assert rec.trace_lines()[0].startswith(b'{"day":1')
+    html = _get_text(server, f"/replay/{game['id']}")
+    assert "remote:wsbot" in html and "<script" in html
+    bot.close()
+
+
+def test_a_name_belongs_to_its_first_token(server: Server) -> None:
+    WsBot(server, "owned").close()
+    thief = WsBot(server, "owned", token="another-token-entirely")
+    assert "belongs to another token" in thief.welcome.get("error", "")
+    for hello in ({"name": "random", "token": TOKEN}, {"name": "x" * 80, "token": TOKEN}, {"name": "ok", "token": "short"},
+                  {"name": "<script>", "token": TOKEN}):
+        ws = connect(server.ws + "/ws/bot")
+        ws.send(json.dumps(hello))
+        assert "error" in json.loads(ws.recv(timeout=30))
+        with pytest.raises(ConnectionClosed):
+            ws.recv(timeout=30)
+
+
+def test_silent_and_garbage_websocket_clients_are_dropped(server: Server) -> None:
+    garbage = connect(server.ws + "/ws/bot")
+    garbage.send("not json at all")
+    assert "error" in json.loads(garbage.recv(timeout=30))
+    silent = connect(server.ws + "/ws/bot")  # says nothing: dropped after the hello timeout
+    started = time.monotonic()
+    with pytest.raises(ConnectionClosed):
+        while True:
+            silent.recv(timeout=60)
+    assert time.monotonic() - started < 40
+    huge = connect(server.ws + "/ws/bot", max_size=None)
+    with pytest.raises(ConnectionClosed):
+        huge.send("x" * (1 << 20))  # larger than the server's message limit
+        huge.recv(timeout=30)
+
+
+def _person_game(server: Server, opponents: list[str], timeout: int = 60) -> dict[str, Any]:
+    status, game = server.post("/api/games", {"name": "Ann", "opponents": opponents, "people_timeout": timeout,
+                                              "max_days": 30})
+    assert status == 200, game
+    return game
+
+
+def _play_socket(server: Server, game: dict[str, Any], token: str | None = None) -> Any:
+    ws = connect(server.ws + f"/ws/play/{game['id']}", open_timeout=30)
+    ws.send(json.dumps({"token": token or game["token"]}))
+    return ws
+
+
+def _next(ws: Any, kind: str, timeout: float = 60) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while True:
+        m = json.loads(ws.recv(timeout=max(deadline - time.monotonic(), 0.1)))
+        if m.get("type") == kind or "error" in m:
+            return m
+
+
+def test_a_wrong_token_or_another_seat_is_refused(server: Server) -> None:
+    game = _person_game(server, ["person"])
+    joined = server.post(f"/api/games/{game['id']}/join", {"name": "Bob"})[1]
+    assert joined["seat"] == 1 and joined["token"] != game["token"]
+    assert server.post(f"/api/games/{game['id']}/join", {"name": "Eve"})[0] == 409  # no seat left
+    for token in ("wrong", game["token"][:-1] + "x", "", 12):
+        ws = connect(server.ws + f"/ws/play/{game['id']}")
+        ws.send(json.dumps({"token": token}))
+        assert "not your seat" in json.loads(ws.recv(timeout=30)).get("error", "")
+    ann, bob = _play_socket(server, game), _play_socket(server, game, joined["token"])
+    ask = _next(ann, "ask")
+    assert ask["legal"] == {"invest": [0, 3]}
+    _next(bob, "ask")
+    bob.send("[3]")
+    ann.send("[1]")
+    # Each seat's answers go to its own seat only: Ann's socket cannot answer Bob's question.
+    ask = _next(ann, "ask")
+    assert ask["state"]["players"][1]["coins"] == 0 and ask["state"]["players"][0]["coins"] == 2
+    ann.close()
+    bob.close()
+
+
+def test_a_person_who_reloads_gets_the_question_again(server: Server) -> None:
+    game = _person_game(server, ["random"])
+    ann = _play_socket(server, game)
+    first = _next(ann, "ask")
+    ann.close()  # a reload: the seat waits (its clock runs on)
+    again = _play_socket(server, game)
+    assert _next(again, "ask")["state"] == first["state"]
+    again.send("[0]")
+    assert _next(again, "ask")["state"]["phase"]["name"] == "buy"
+    again.close()
+
+
+def test_spectators_see_a_round_only_once_it_resolved(server: Server) -> None:
+    """A connected bot (seat 0) and a person (seat 1) invest; the referee
+    writes the bot's answer to the trace at once (seat order), but a
+    spectator must not learn it while the person is still choosing."""
+    bot = WsBot(server, "investor", answer=lambda s: [2] if s["phase"]["name"] == "investing" else
+                [random_move(s, s["player"], random.Random(0))]).run(games=1)
+    status, game = server.post("/api/games", {"play": False, "opponents": ["remote:investor", "person"],
+                                              "people_timeout": 60, "max_days": 30})
+    assert status == 200, game
+    joined = server.post(f"/api/games/{game['id']}/join", {"name": "Ann"})[1]
+    ann = _play_socket(server, game, joined["token"])
+    _next(ann, "ask")
+    watcher = connect(server.ws + f"/ws/watch/{game['id']}")
+    time.sleep(2.0)  # the bot has answered by now; Ann has not
+    seen = []
+    try:
+        while True:
+            seen.append(json.loads(watcher.recv(timeout=1.0)))
+    except TimeoutError:
+        pass
+    assert any(m.get("type") == "view" for m in seen)  # the spectator does see the game
+    text = json.dumps(seen)
+    assert '"invest":2' not in text and "[2]" not in text
+    ann.send("[0]")
+    deadline = time.monotonic() + 30
+    revealed = False
+    while time.monotonic() < deadline and not revealed:
+        m = json.loads(watcher.recv(timeout=30))
+        revealed = m.get("type") == "view" and any(
+            s.get("k") == "reveal" for s in (m.get("full") or m).get("steps", []))
+    assert revealed
+    ann.close()
+    bot.close()
+    watcher.close()
+
+
+def test_the_bridge_plays_our_random_bot_unchanged(server: Server, tmp_path: Path) -> None:
+    bridge = subprocess.Popen(
+        [sys.executable, "-c", "from driver.cli import main; main()", "connect", server.url, "random",
+         "--name", "bridged", "--token", TOKEN + "-bridge", "--max-games", "2"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        _wait_remote(server, "bridged")
+        ids = []
+        for _ in range(2):
+            _wait_remote(server, "bridged")
+            status, game = server.post("/api/games", {"play": False, "opponents": ["random", "remote:bridged"],
+                                                      "max_days": 15})
+            assert status == 200, game
+            ids.append(game["id"])
+            server.wait_finished(game["id"])
+        out, err = bridge.communicate(timeout=60)
+    finally:
+        bridge.kill()
+    assert bridge.returncode == 0, err
+    assert "played 2 games" in err
+    results = [f for f in server.get("/api/lobby")["finished"] if f["id"] in ids]
+    assert len(results) == 2 and all(r["fault_seat"] is None for r in results)
+
+
+def test_remote_name_in_driver_run_through_the_relay(server: Server) -> None:
+    bot = WsBot(server, "relayed").run(games=1)
+    run = subprocess.run([sys.executable, "-c", "from driver.cli import main; main()", "run", "remote:relayed", "random",
+                          "--max-days", "10"], capture_output=True, env=env_with_server(server.url), timeout=120)
+    assert run.returncode in (0, 3), run.stderr
+    lines = run.stdout.splitlines()
+    final = orjson.loads(lines[-1])
+    assert final["phase"]["name"] == "end"
+    bot.thread.join(30)
+    assert bot.finals and bot.finals[0]["phase"] == final["phase"]
+    bot.close()
+
+
+def test_a_remote_bot_that_leaves_mid_game_forfeits_that_game(server: Server) -> None:
+    leaver = WsBot(server, "leaver")
+    run = subprocess.Popen([sys.executable, "-c", "from driver.cli import main; main()", "run", "remote:leaver", "random"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env_with_server(server.url))
+    state = json.loads(leaver.ws.recv(timeout=60))
+    assert state["phase"]["name"] == "investing"
+    leaver.close()  # gone while asked
+    out, err = run.communicate(timeout=60)
+    assert run.returncode == 4, err
+    final = orjson.loads(out.splitlines()[-1])
+    assert final["phase"]["name"] == "fault" and final["phase"]["forfiet"] == 0
+    assert b"leaver disconnected" in err
+
+
+def _wait_remote(server: Server, name: str, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if any(r["name"] == name and r["idle"] for r in server.get("/api/lobby")["remote"]):
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"{name} never connected")
+
+
+def _get_text(server: Server, path: str) -> str:
+    import urllib.request
+
+    with urllib.request.urlopen(server.url + path, timeout=30) as r:
+        return r.read().decode()
