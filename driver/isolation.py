@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import ctypes
 import errno
+import math
 import os
 import pwd
 import select
@@ -318,13 +319,14 @@ def _read_report(fd: int, helper: subprocess.Popen[bytes]) -> tuple[bytes, int |
     may have its "exit STATUS" there too)."""
     data = b""
     deadline = time.monotonic() + _START_TIMEOUT
+    poller = select.poll()  # not select.select: a busy process may hold descriptors past 1024
+    poller.register(fd, select.POLLIN)
     while b"ready\n" not in data and b"fail " not in data:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             helper.kill()
             break
-        readable, _, _ = select.select([fd], [], [], remaining)
-        if readable:
+        if poller.poll(max(1, math.ceil(remaining * 1000))):
             chunk = os.read(fd, 4096)
             if not chunk:
                 break

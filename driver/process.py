@@ -579,6 +579,7 @@ class BotGroup:
                 self.selector.unregister(key.fd)
             elif key.fd == bot.stderr_fd and bot.stderr_eof:
                 self.selector.unregister(key.fd)
+                os.close(key.fd)  # nothing more can come; a long-lived referee must not keep it
                 bot.stderr_fd = None
 
     def send(self, seat: int, line: bytes, request: bool = True) -> None:

@@ -4,6 +4,7 @@ a complete trace, and no process of any bot left behind."""
 from __future__ import annotations
 
 import io
+import os
 import sys
 import time
 from collections.abc import Iterator
@@ -316,6 +317,21 @@ def test_an_interrupted_game_ends_its_trace_with_an_aborted_record(pid_file: str
     assert lines[-1] == {"meta": "aborted", "reason": "the referee was interrupted (SIGINT)"}
     assert all("meta" not in v for v in lines[:-1] if isinstance(v, dict)) and len(lines) >= 4
     assert_all_gone(pid_file)
+
+
+@pytest.mark.parametrize("isolation", ["auto", "none"])
+def test_a_long_lived_referee_keeps_no_file_descriptor(isolation: str) -> None:
+    # Tournament workers, the server and exploit play thousands of games in
+    # one process: a pipe kept per bot ran one out of descriptors (select()
+    # then failed past 1024, in an exploit run through the referee).
+    def open_fds() -> int:
+        return len(os.listdir("/proc/self/fd"))
+
+    play([GOOD, GOOD], max_days=2, timeout=10, isolation=isolation)
+    before = open_fds()
+    for _ in range(10):
+        assert play([GOOD, GOOD], max_days=2, timeout=10, isolation=isolation).fault is None
+    assert open_fds() == before
 
 
 def test_a_long_lived_referee_keeps_no_zombie(pid_file: str) -> None:

@@ -212,10 +212,12 @@ def test_no_reference_leaks_with_python_ints_in_play() -> None:
     churn(100)
     gc.collect()
     blocks, refs = sys.getallocatedblocks(), (sys.getrefcount(purse), sys.getrefcount(bid))
-    churn(1000)
+    churn(3000)
     gc.collect()
-    # Leaking one object per round would add 1000 blocks; allocator noise is a few dozen.
-    assert sys.getallocatedblocks() - blocks < 200
+    # Leaking one object per round would add 3000 blocks. Allocator noise is
+    # a few dozen to a few hundred (204 once in CI, with other tests'
+    # threads still winding down in the same process).
+    assert sys.getallocatedblocks() - blocks < 1000
     assert (sys.getrefcount(purse), sys.getrefcount(bid)) == refs
 
 

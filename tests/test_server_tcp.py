@@ -53,7 +53,7 @@ def test_two_play_gui_clients_play_a_base_set_game_to_the_end(server: Server) ->
         assert line == orjson.dumps(value, option=orjson.OPT_SORT_KEYS) + b"\n"
     seats_asked = {orjson.loads(l)["player"] for l in lines0[:-1]}
     assert seats_asked == {0}
-    stored = [g for g in _games(server) if g.seats == ("tcp:7/0", "tcp:7/1")]
+    stored = _stored(server, ("tcp:7/0", "tcp:7/1"))
     assert len(stored) == 1 and stored[0].options["server"] == "tcp"
     trace = stored[0].trace_lines()
     assert orjson.loads(trace[-1])["phase"] == final0["phase"]
@@ -144,9 +144,17 @@ def test_a_taken_seat_is_refused_and_a_flood_of_moves_is_a_fault(server: Server)
     assert "bytes" in final["phase"]["reason"]
 
 
-def _games(server: Server) -> list:
-    with Store.open(server.db) as store:
-        return store.games(with_blobs=True)
+def _stored(server: Server, seats: tuple[str, ...], patience: float = 60.0) -> list:
+    """The stored games with these seats, once there is one: the server
+    stores a game after its clients have their final state, so a test that
+    asks at once may be early (on a busy machine, it was)."""
+    deadline = time.monotonic() + patience
+    while True:
+        with Store.open(server.db) as store:
+            found = [g for g in store.games(with_blobs=True) if g.seats == seats]
+        if found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.1)
 
 
 def test_garbage_as_a_move_is_a_fault_in_the_trace(server: Server, tmp_path: Path) -> None:
@@ -157,6 +165,5 @@ def test_garbage_as_a_move_is_a_fault_in_the_trace(server: Server, tmp_path: Pat
     b.sock.sendall(b"[1]")
     final = orjson.loads(next(a.lines()))
     assert final["phase"]["forfiet"] == 0 and "not JSON" in final["phase"]["reason"]
-    time.sleep(1.0)
-    [game] = [g for g in _games(server) if g.seats == ("tcp:15/0", "tcp:15/1")]
+    [game] = _stored(server, ("tcp:15/0", "tcp:15/1"))
     assert game.fault_seat == 0 and b'"hello"' in game.trace_lines()
