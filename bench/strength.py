@@ -1,6 +1,6 @@
 """The search bots' strength protocol, through the real tournament harness.
 
-    python bench/strength.py [--db-dir DIR] [--games N] [--only NAME ...] [--list] [--summary]
+    python bench/strength.py [--db-dir DIR] [--games N] [--only NAME ...] [--list] [--summary] [-j N]
 
 Each pairing is a `tournament round-robin` (real bot processes, the real
 referee, seats swapped or rotated) stored in its own database under
@@ -12,6 +12,18 @@ pairing that has games; `--summary` prints it without playing.
 Games against a deterministic bot (`expert`) are far from independent:
 the search bot's only variety is its seeded tie-breaks and the clock, so
 the interval overstates what those games say about other positions.
+
+The champion's pairings (`champion-...`) are played in-process instead
+(`exploit.matches`: the same decide() functions, games appended to
+`DIR/NAME.jsonl` as they end, resumable, each with the load average),
+until the harness plays openings: either from the real start with a
+fresh seed for every bot in every game (`start`), or from openings,
+each from every seat (`openings`): the harness's balanced suite for the
+set and table size (tournaments/suites) where it exists, else 4 random
+plies drawn for each opening. Their rows
+give the distinct games and the range of the load average beside the
+win rate. `busy` pairings are meant to be run with both cores loaded
+(two `sh -c 'while :; do :; done'` loops); nothing checks that they are.
 """
 
 from __future__ import annotations
@@ -24,6 +36,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from exploit.matches import Match, play_match, records, tally  # noqa: E402
 from tournaments import PlayOptions, Store, round_robin  # noqa: E402
 from tournaments.stats.crosstable import wilson  # noqa: E402
 
@@ -67,6 +80,60 @@ def _pairings() -> list[Pairing]:
 
 
 PAIRINGS = _pairings()
+
+CHAMPION = "champion --time 0.5"
+FIXED = "mcts --iterations 3000"
+"""A fixed opponent for the time and load pairings: a budget in iterations,
+so its strength does not depend on the clock or the machine."""
+
+
+SUITES = Path(__file__).resolve().parent.parent / "tournaments" / "suites"
+"""The tournament harness's balanced opening suites, {simple,base}-{2,3,4}p.txt:
+the champion's `openings` pairings use them where they exist, else 4
+random plies per game."""
+
+
+def _openings(base: bool, players: int) -> dict:
+    suite = SUITES / f"{'base' if base else 'simple'}-{players}p.txt"
+    return {"suite": str(suite)} if suite.exists() else {"plies": 4}
+
+
+def _champion_matches() -> dict[str, Match]:
+    matches: dict[str, Match] = {}
+    opponents = ("random", "expert", "decent-repro", "evolved", "mcts --time 0.5", "alphabeta --time 0.5")
+    for opponent in opponents:
+        short = opponent.split()[0]
+        for base in (False, True):
+            tag = "base" if base else "simple"
+            matches[f"champion-{short}-{tag}-start"] = Match(CHAMPION, opponent, base=base, plies=0)
+            matches[f"champion-{short}-{tag}-openings"] = Match(CHAMPION, opponent, base=base, **_openings(base, 2))
+    matches["champion-vs-3-expert-start"] = Match(CHAMPION, "expert", players=4, plies=0)
+    matches["champion-vs-3-expert-openings"] = Match(CHAMPION, "expert", players=4, **_openings(False, 4))
+    for seconds in ("0.1", "0.5", "2"):
+        matches[f"champion-{seconds}s-fixed"] = Match(f"champion --time {seconds}", FIXED, **_openings(False, 2))
+    matches["champion-0.5s-fixed-busy"] = Match(CHAMPION, FIXED, **_openings(False, 2))
+    matches["alphabeta-0.5s-fixed"] = Match("alphabeta --time 0.5", FIXED, **_openings(False, 2))
+    matches["alphabeta-0.5s-fixed-busy"] = Match("alphabeta --time 0.5", FIXED, **_openings(False, 2))
+    return matches
+
+
+CHAMPION_MATCHES = _champion_matches()
+"""The champion's goals (issue 16), in-process: name -> match."""
+
+
+def champion_summary(db_dir: Path, names: list[str]) -> None:
+    print(f"{'pairing':34s} {'score':>13s}  {'rate':>6s}  95% interval    wins draws  distinct  load (1 min)")
+    for name in names:
+        path = db_dir / f"{name}.jsonl"
+        games = records(path)
+        if not games:
+            continue
+        result = tally(path)
+        low, high = result.interval
+        loads = sorted(float(g["load"].split()[0]) for g in games if g.get("load", "unknown") != "unknown")
+        load = f"{loads[0]:.1f}-{loads[-1]:.1f}" if loads else "?"
+        print(f"{name:34s} {result.score:>6g} / {result.games:<5d} {100 * result.rate:5.1f}%  "
+              f"[{100 * low:4.1f}, {100 * high:5.1f}]  {result.wins:4d} {result.draws:5d}  {result.distinct_games:8d}  {load}")
 
 
 def play(pairing: Pairing, db: Path, games: int) -> None:
@@ -124,30 +191,45 @@ def main() -> None:
     parser.add_argument("--only", nargs="+", metavar="NAME", help="these pairings only (see --list)")
     parser.add_argument("--list", action="store_true", help="list the pairings and exit")
     parser.add_argument("--summary", action="store_true", help="print the table of what is stored, play nothing")
+    parser.add_argument("-j", "--concurrency", type=int, default=2,
+                        help="games at once in the champion's in-process pairings (default %(default)s)")
     options = parser.parse_args()
     chosen = PAIRINGS
+    champion = list(CHAMPION_MATCHES)
     if options.only:
         known = {p.name: p for p in PAIRINGS}
-        unknown = [name for name in options.only if name not in known]
+        unknown = [name for name in options.only if name not in known and name not in CHAMPION_MATCHES]
         if unknown:
             parser.error(f"unknown pairings {unknown}; see --list")
-        chosen = [known[name] for name in options.only]
+        chosen = [known[name] for name in options.only if name in known]
+        champion = [name for name in options.only if name in CHAMPION_MATCHES]
     if options.list:
         for p in PAIRINGS:
-            print(f"{p.name:26s} {' vs '.join(p.bots)}{' (base)' if p.base else ''}")
+            print(f"{p.name:34s} {' vs '.join(p.bots)}{' (base)' if p.base else ''}")
+        for name, m in CHAMPION_MATCHES.items():
+            seats = f"{m.players} players, " if m.players > 2 else ""
+            start = (f"openings of {Path(m.suite).name}" if m.suite else
+                     "the real start" if m.plies == 0 else f"{m.plies}-ply random openings")
+            print(f"{name:34s} {m.bot} vs {m.opponent} ({seats}{'base' if m.base else 'simple'}, {start}, in-process)")
         return
     if options.games < 1:
         parser.error("--games must be at least 1")
     options.db_dir.mkdir(parents=True, exist_ok=True)
     if not options.summary:
-        for pairing in chosen:
-            print(f"== {pairing.name}: {' vs '.join(pairing.bots)}{' (base set)' if pairing.base else ''}", flush=True)
-            try:
+        try:
+            for pairing in chosen:
+                print(f"== {pairing.name}: {' vs '.join(pairing.bots)}{' (base set)' if pairing.base else ''}", flush=True)
                 play(pairing, options.db_dir / f"{pairing.name}.sqlite", options.games)
-            except KeyboardInterrupt:
-                print("\ninterrupted: finished games are stored; run the same command to resume", file=sys.stderr)
-                break
+            for name in champion:
+                match = CHAMPION_MATCHES[name]
+                print(f"== {name}: {match.bot} vs {match.opponent}", flush=True)
+                openings = -(-options.games // match.players)
+                progress = lambda text, name=name: print(f"  {name}: {text}", file=sys.stderr, flush=True)  # noqa: E731
+                play_match(match, openings, options.db_dir / f"{name}.jsonl", options.concurrency, progress)
+        except KeyboardInterrupt:
+            print("\ninterrupted: finished games are stored; run the same command to resume", file=sys.stderr)
     summary(options.db_dir, chosen)
+    champion_summary(options.db_dir, champion)
 
 
 if __name__ == "__main__":

@@ -12,10 +12,11 @@ run draws a fresh seed.
 
 from __future__ import annotations
 
+import argparse
 import random
 from collections.abc import Sequence
 
-from bots.sdk import option_parser, run
+from bots.sdk import option_parser, bot_main
 from bots.search.alphabeta import AlphaBeta
 from bots.search.evaluation import Weights, load_weights
 from protocol.engine import Game
@@ -51,8 +52,8 @@ class AlphaBetaPolicy:
         self.searcher.reset()
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    """Entry point of `python -m bots.alphabeta` and `economancy-alphabeta`."""
+def parser() -> argparse.ArgumentParser:
+    """The bot's command line (also read by tools that run it in-process)."""
     parser = option_parser("Economancy bot: paranoid alpha-beta search with a tuned evaluation.", prog="alphabeta")
     parser.add_argument("--time", type=float, default=DEFAULT_SECONDS, metavar="SECONDS",
                         help="thinking time per move (default %(default)s)")
@@ -60,14 +61,20 @@ def main(argv: Sequence[str] | None = None) -> None:
                         help="deepest iteration, in steps (default %(default)s: time decides)")
     parser.add_argument("--weights", default=None, metavar="FILE",
                         help="evaluation weights JSON (default: the shipped tuned weights)")
-    options = parser.parse_args(argv)
-    try:
-        policy = AlphaBetaPolicy(
-            seconds=options.time, depth=options.depth, seed=options.seed, weights=load_weights(options.weights)
-        )
-    except (ValueError, OSError) as problem:
-        parser.error(str(problem))
-    run(policy, on_game_start=policy.new_game, max_days=options.max_days)
+    return parser
+
+
+def policy_from(options: argparse.Namespace) -> AlphaBetaPolicy:
+    """The policy `options` (parsed by `parser()`) describe; ValueError or
+    OSError if they are bad."""
+    return AlphaBetaPolicy(
+        seconds=options.time, depth=options.depth, seed=options.seed, weights=load_weights(options.weights)
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Entry point of `python -m bots.alphabeta` and `economancy-alphabeta`."""
+    bot_main(parser(), policy_from, argv)
 
 
 if __name__ == "__main__":

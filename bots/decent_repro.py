@@ -43,16 +43,16 @@ def candidates(game: Game, me: int) -> list[int]:
     uniformly); never empty for a player who is asked."""
     phase = game.phase
     if phase == INVESTING:
-        return [max(min(game.coins(me), _denial_amount(game, me)), _attack_investment(game, me))]
+        return [max(min(game.coins(me), _denial_amount(game, me)), attack_investment(game, me))]
     if phase == ATTACKING:
         strongest = _strongest(game, me, [i for i in game.legal_moves(me) if i != 0], attack=True)
-        safe = [i for i in _beats_every_defender(game, me, strongest) if _can_spare(game, me, i)]
+        safe = [i for i in beats_every_defender(game, me, strongest) if _can_spare(game, me, i)]
         return safe or [0]
     if phase == DEFENDING:
         return _strongest(game, me, game.legal_moves(me), attack=False)
     if phase == BUY:
-        route = _points_route(game, me)
-        return route if len(route) == 1 else _attack_buys(game, me)
+        route = points_route(game, me)
+        return route if len(route) == 1 else attack_buys(game, me)
     return []
 
 
@@ -81,7 +81,7 @@ def _denial_amount(game: Game, me: int) -> int:
     return max(amounts)
 
 
-def _beats_every_defender(game: Game, me: int, indexes: Sequence[int]) -> list[int]:
+def beats_every_defender(game: Game, me: int, indexes: Sequence[int]) -> list[int]:
     """The card indexes (index 0 never) whose card can attack now and beats
     every ready defender of every opponent who has at least as many defenses
     in total as we have attacks (the original's filter, including its
@@ -104,9 +104,9 @@ def _beats_every_defender(game: Game, me: int, indexes: Sequence[int]) -> list[i
     return kept
 
 
-def _attack_investment(game: Game, me: int) -> int:
+def attack_investment(game: Game, me: int) -> int:
     coins = game.coins(me)
-    ready = _beats_every_defender(game, me, range(len(game.cards(me))))
+    ready = beats_every_defender(game, me, range(len(game.cards(me))))
     if not ready:
         return 0
     cost = min(coins, max(game.coins(p) + 1 for p in _opponents(game, me)))
@@ -138,7 +138,7 @@ def _affordable_in_stock(game: Game, me: int) -> list[int]:
     return stock or [PASS]
 
 
-def _points_route(game: Game, me: int) -> list[int]:
+def points_route(game: Game, me: int) -> list[int]:
     options = _affordable_in_stock(game, me)
     n_cards = len(game.cards(me))
     if n_cards == 1:
@@ -152,7 +152,7 @@ def _points_route(game: Game, me: int) -> list[int]:
     return [target] if target in options else options
 
 
-def _attack_buys(game: Game, me: int) -> list[int]:
+def attack_buys(game: Game, me: int) -> list[int]:
     options = _affordable_in_stock(game, me)
     ghosts = sum(1 for card, _ in game.cards(me) if card == _GHOST)
     if ghosts < 2 and _GHOST in options:

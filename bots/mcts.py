@@ -11,9 +11,10 @@ below the old root; it is dropped at each game's start.
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Sequence
 
-from bots.sdk import option_parser, run
+from bots.sdk import option_parser, bot_main
 from bots.search.evaluation import Weights, load_weights
 from bots.search.mcts import MctsConfig, Searcher
 from protocol.engine import Game
@@ -52,8 +53,8 @@ class MctsPolicy:
         self.searcher.reset()
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    """Entry point of `python -m bots.mcts` and `economancy-mcts`."""
+def parser() -> argparse.ArgumentParser:
+    """The bot's command line (also read by tools that run it in-process)."""
     parser = option_parser("Economancy bot: simultaneous-move Monte Carlo tree search.", prog="mcts")
     budget = parser.add_mutually_exclusive_group()
     budget.add_argument("--time", type=float, default=DEFAULT_SECONDS, metavar="SECONDS",
@@ -68,18 +69,24 @@ def main(argv: Sequence[str] | None = None) -> None:
                         help="UCB1 constant (duct) or 10 x the exploration mix (rm) (default %(default)s)")
     parser.add_argument("--weights", default=None, metavar="FILE",
                         help="evaluation weights JSON (default: the shipped tuned weights)")
-    options = parser.parse_args(argv)
-    try:
-        policy = MctsPolicy(
-            seconds=options.time,
-            iterations=options.iterations,
-            seed=options.seed,
-            config=MctsConfig(options.selection, options.exploration, options.leaf),
-            weights=load_weights(options.weights),
-        )
-    except (ValueError, OSError) as problem:
-        parser.error(str(problem))
-    run(policy, on_game_start=policy.new_game, max_days=options.max_days)
+    return parser
+
+
+def policy_from(options: argparse.Namespace) -> MctsPolicy:
+    """The policy `options` (parsed by `parser()`) describe; ValueError or
+    OSError if they are bad."""
+    return MctsPolicy(
+        seconds=options.time,
+        iterations=options.iterations,
+        seed=options.seed,
+        config=MctsConfig(options.selection, options.exploration, options.leaf),
+        weights=load_weights(options.weights),
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Entry point of `python -m bots.mcts` and `economancy-mcts`."""
+    bot_main(parser(), policy_from, argv)
 
 
 if __name__ == "__main__":

@@ -29,6 +29,8 @@ BOTS: tuple[BotEntry, ...] = (
     BotEntry("mcts", "bots.mcts", "simultaneous-move Monte Carlo tree search over the rules engine"),
     BotEntry("alphabeta", "bots.alphabeta", "paranoid alpha-beta search with a tuned evaluation"),
     BotEntry("decent-repro", "bots.decent_repro", "a reproduction of the original's play_decent"),
+    BotEntry("champion", "bots.champion", "alpha-beta that mixes its bids and buys (matrix games), on a CPU-time budget"),
+    BotEntry("exploiter", "exploit.bot", "what `exploit` finds: a fixed style, an evolved genome or a best response"),
 )
 
 _BY_NAME = {entry.name: entry for entry in BOTS}

@@ -34,7 +34,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import BinaryIO
 
 from protocol.engine import Game, move_to_wire
@@ -261,3 +261,29 @@ def _report(err: BinaryIO | None, number: int, line: bytes, problem: str) -> Non
     else:
         err.write(text.encode())
         err.flush()
+
+
+def bot_main(
+    command: argparse.ArgumentParser,
+    policy_from: Callable[[argparse.Namespace], Decide],
+    argv: Sequence[str] | None = None,
+) -> None:
+    """A bot's whole entry point, from its command line (`option_parser`
+    plus its own options) and the policy its options describe.
+
+    Options the policy refuses (ValueError, a missing file, an unknown
+    name) end the bot as a usage error, with the parser's message and exit
+    status 2, before it reads any state. The policy's optional hooks are
+    honoured: `new_game(game, me)` at each game's first state, `close()`
+    when the bot ends (a model process to stop, say)."""
+    options = command.parse_args(argv)
+    try:
+        decide = policy_from(options)
+    except (ValueError, OSError, LookupError) as problem:
+        command.error(str(problem))
+    try:
+        run(decide, on_game_start=getattr(decide, "new_game", None), max_days=options.max_days)
+    finally:
+        close = getattr(decide, "close", None)
+        if callable(close):
+            close()

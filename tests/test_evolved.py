@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 
+import orjson
 import pytest
 
 from bots.evolved import ga
@@ -364,3 +365,49 @@ def test_fresh_genomes_draw_a_new_genome_each_game() -> None:
         assert fresh.decide(game, 0) in game.legal_moves(0)
         fresh.new_game(game, 0)
     assert all(a != b for i, a in enumerate(seen) for b in seen[i + 1 :])
+
+
+def test_the_hall_of_fame_spans_the_run_from_the_first_leader_to_the_latest() -> None:
+    leaders = [random_genome(random.Random(i)) for i in range(10)]
+    hall = ga.hall_of_fame(leaders, 4)
+    assert hall[0] is leaders[0] and hall[-1] is leaders[-1] and len(hall) == 4
+    assert ga.hall_of_fame(leaders[:3], 8) == leaders[:3]
+    assert ga.hall_of_fame(leaders, 0) == [] and ga.hall_of_fame([], 4) == []
+
+
+def test_hall_of_fame_games_count_in_the_fitness() -> None:
+    """A genome's outside score includes its games against earlier leaders:
+    against a hall of one strong leader, a random genome scores less than
+    against none of them, and the games are counted."""
+    settings = ga.Settings(population=8, players=2, tournaments=1, hall_of_fame=1, hall_games=10, seed=3)
+    population = ga.initial_population(settings)
+    serial = lambda fn, tasks: [fn(*t) for t in tasks]  # noqa: E731
+    from bots.evolved.bot import shipped_genome
+
+    plain = ga.evaluate(population, settings, random.Random(1), serial, 1)
+    judged = ga.evaluate(population, settings, random.Random(1), serial, 1, [shipped_genome()])
+    assert plain.outside is None
+    assert judged.games == plain.games + 8 * 10
+    assert judged.outside is not None and sum(judged.outside) / 8 < 0.5
+    assert judged.fitness != plain.fitness
+
+
+def test_a_run_with_a_hall_of_fame_plays_earlier_leaders() -> None:
+    settings = ga.Settings(population=8, players=2, tournaments=2, generations=3, hall_of_fame=2, hall_games=2, seed=4)
+    seen: list[tuple[str, ...]] = []
+    serial = lambda fn, tasks: [fn(*t) for t in tasks]  # noqa: E731
+    ga.run_generations(settings, ga.initial_population(settings), 0, serial, 1, lambda g, _: seen.append(g.opponents))
+    assert seen == [(), ("hall of fame",), ("hall of fame",)]
+
+
+def test_ancestors_stay_in_the_hall_of_fame_from_the_first_generation() -> None:
+    from bots.evolved.bot import shipped_genome
+
+    ancestor = orjson.dumps(shipped_genome().to_json()).decode()
+    settings = ga.Settings(population=8, players=2, tournaments=1, generations=2, hall_games=2, seed=5,
+                           ancestors=(ancestor,))
+    assert ga.Settings.from_json(orjson.loads(orjson.dumps(settings.to_json()))) == settings
+    seen: list[tuple[str, ...]] = []
+    serial = lambda fn, tasks: [fn(*t) for t in tasks]  # noqa: E731
+    ga.run_generations(settings, ga.initial_population(settings), 0, serial, 1, lambda g, _: seen.append(g.opponents))
+    assert seen == [("hall of fame",), ("hall of fame",)]

@@ -233,6 +233,8 @@ def test_registry_resolves_every_bot_name_to_a_module_run() -> None:
         "mcts": "bots.mcts",
         "alphabeta": "bots.alphabeta",
         "decent-repro": "bots.decent_repro",
+        "champion": "bots.champion",
+        "exploiter": "exploit.bot",
     }
     assert [name for name, _ in registry.names()] == list(expected)
     for name, module in expected.items():

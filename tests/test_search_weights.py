@@ -147,3 +147,23 @@ def test_coins_count_only_as_far_as_they_can_win_a_bid_and_buy() -> None:
     richer = _two_players(["Incantation"], [], coins=(10**6, 3))  # 3 more points, the same useful coins
     assert evaluate(richer, 0, weights) > evaluate(rich, 0, weights)
     assert features(_two_players([], [], coins=(7, 3)), 0)[coins] == 7  # under the cap: every coin counts
+
+
+def test_race_days_counts_the_days_to_buy_the_winning_points() -> None:
+    from bots.search.evaluation import RACE_HORIZON, race_days
+    from test_alphabeta import _cards, _state
+
+    # 4 points and 4 coins at the buy: an Incantation now.
+    now = _state({"name": "buy"}, [(4, 1, _cards("Incantation", "Board of Monopoly")), (0, 1, _cards())])
+    assert race_days(now, 0, 7) == 0
+    # The same after today's buy is spent: tomorrow's (day 3) buy.
+    spent = _state({"name": "buy"}, [(4, 0, _cards("Incantation", "Board of Monopoly")), (0, 1, _cards())])
+    assert race_days(spent, 0, 7) == 1
+    # Broke on day 2 with nothing but the Stipend (1, 1, then 2 coins on
+    # day 1): 7 points take two Incantations and a Board, 10 coins, which
+    # the Stipend has paid by the buy 8 days from now (1+2+1+1+2+1+1+2).
+    poor = _state({"name": "investing"}, [(0, 1, _cards()), (0, 1, _cards())])
+    assert race_days(poor, 0, 7) == 8
+    # A player who holds the points needs none; a target beyond reach is the horizon.
+    assert race_days(now, 0, 4) == 0
+    assert race_days(poor, 0, 60) == RACE_HORIZON

@@ -17,6 +17,7 @@ that the state's reading (`buy_weights`, `invest_weights`) selects.
 
 from __future__ import annotations
 
+import argparse
 import random
 from collections.abc import Sequence
 from importlib import resources
@@ -28,7 +29,7 @@ from bots import expert
 from protocol.cards import ATTACKS, DEF, DEFENDS
 from bots.evolved.genome import Genome, random_genome
 from bots.evolved.sampling import sample
-from bots.sdk import Decide, option_parser, run
+from bots.sdk import Decide, option_parser, bot_main
 from protocol.engine import ATTACKING, BUY, DEFENDING, INVESTING, PASS, Game
 
 SHIPPED = "shipped.json"
@@ -166,9 +167,11 @@ class FreshGenomes:
     def decide(self, game: Game, me: int) -> int:
         return policy(self.genome, self.rng)(game, me)
 
+    __call__ = decide
 
-def main(argv: Sequence[str] | None = None) -> None:
-    """Entry point of `python -m bots.evolved` and `economancy-evolved`."""
+
+def parser() -> argparse.ArgumentParser:
+    """The bot's command line (also read by tools that run it in-process)."""
     parser = option_parser("Economancy bot sampling its moves from evolved preferences.", prog="evolved")
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--key", help="play the leader of the evolution stored under KEY (see `evolve`)")
@@ -176,17 +179,22 @@ def main(argv: Sequence[str] | None = None) -> None:
     source.add_argument(
         "--fresh", action="store_true", help="play a new random genome every game (the baseline evolution starts from)"
     )
-    options = parser.parse_args(argv)
+    return parser
+
+
+def policy_from(options: argparse.Namespace) -> Decide:
+    """The policy `options` (parsed by `parser()`) describe; with `--fresh`
+    it has a `new_game` hook. OSError, ValueError or LookupError if the
+    genome cannot be loaded."""
     rng = random.Random(options.seed)
     if options.fresh:
-        fresh = FreshGenomes(rng)
-        run(fresh.decide, on_game_start=fresh.new_game, max_days=options.max_days)
-        return
-    try:
-        genome = load_genome(options.key, options.genome)
-    except (OSError, ValueError, LookupError) as problem:
-        parser.error(str(problem))
-    run(policy(genome, rng), max_days=options.max_days)
+        return FreshGenomes(rng)
+    return policy(load_genome(options.key, options.genome), rng)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Entry point of `python -m bots.evolved` and `economancy-evolved`."""
+    bot_main(parser(), policy_from, argv)
 
 
 if __name__ == "__main__":

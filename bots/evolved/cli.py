@@ -2,6 +2,7 @@
 
     evolve KEY --generations N --population M [--players P] [--base] [--seed S] [--overwrite]
                [--opponents expert,decent-repro [--opponent-games G] [--opponent-weight W]]
+               [--hall-of-fame K [--hall-games G]] [--ancestor GENOME.json ...]
     evolve KEY --resume --generations N      continue a stored run to N generations
     evolve show KEY                          the leader's preferences as a table
     evolve plot KEY -o progress.png          leaders against earlier leaders
@@ -85,6 +86,11 @@ def main() -> None:
 )
 @click.option("--opponent-games", type=int, default=16, show_default=True, help="Games per genome against each outside bot (even: seats alternate).")
 @click.option("--opponent-weight", type=float, default=0.5, show_default=True, help="Share of the fitness from the outside games (the rest: the tournaments).")
+@click.option("--hall-of-fame", type=int, default=8, show_default=True,
+              help="Earlier generations' leaders (evenly spaced over the run) the genomes also play as outside opponents; 0: none.")
+@click.option("--hall-games", type=int, default=8, show_default=True, help="Games per genome against each hall-of-fame leader (even: seats alternate).")
+@click.option("--ancestor", "ancestors", multiple=True, type=click.Path(exists=True, dir_okay=False),
+              help="A genome JSON file kept in the hall of fame for the whole run (e.g. an earlier shipped genome); repeatable.")
 @click.option("--max-days", type=int, default=100, show_default=True, help="Day limit of each fitness game.")
 @concurrency_option
 @click.option("--workers", "workers", type=click.IntRange(1), default=None, hidden=True)  # the old spelling of -j
@@ -96,7 +102,8 @@ def main() -> None:
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def run_command(
     key: str, generations: int, population: int, players: int, base: bool, seed: int, tournaments: int,
-    opponents: str, opponent_games: int, opponent_weight: float, max_days: int, concurrency: int | None,
+    opponents: str, opponent_games: int, opponent_weight: float, hall_of_fame: int, hall_games: int,
+    ancestors: tuple[str, ...], max_days: int, concurrency: int | None,
     workers: int | None, backend: str | None, ray_address: str | None, resume: bool, overwrite: bool, quiet: bool,
 ) -> None:
     """Evolve a population under KEY; print one line per generation."""
@@ -106,6 +113,7 @@ def run_command(
             raise click.UsageError(f"nothing to resume: no run stored under key {key!r}")
         settings = Settings.from_json({**store.settings(), "generations": generations})
         done, current = store.population()
+        leaders = store.leaders()[:done]
     else:
         try:
             names = parse_names(opponents)
@@ -114,9 +122,10 @@ def run_command(
         settings = Settings(
             population=population, generations=generations, players=players, base=base, seed=seed,
             tournaments=tournaments, max_days=max_days, opponents=names, opponent_games=opponent_games,
-            opponent_weight=opponent_weight,
+            opponent_weight=opponent_weight, hall_of_fame=hall_of_fame, hall_games=hall_games,
+            ancestors=tuple(_genome_text(path) for path in ancestors),
         )
-        done, current = 0, []
+        done, current, leaders = 0, [], []
     try:
         settings.check()
     except ValueError as problem:
@@ -145,10 +154,21 @@ def run_command(
                 click.echo(generation.summary())
                 bar.update(1)
 
-            run_generations(settings, current, done, mapper, parallelism, record)
+            run_generations(settings, current, done, mapper, parallelism, record, leaders)
     except RuntimeError as problem:
         raise click.ClickException(str(problem)) from None
     click.echo(f"stored under {store.path}; play it with: evolved --key {key}")
+
+
+def _genome_text(path: str) -> str:
+    """A genome file as compact JSON, checked; BadParameter if it is not one."""
+    import orjson
+
+    try:
+        genome = Genome.from_json(orjson.loads(open(path, "rb").read()))
+    except (OSError, ValueError) as problem:
+        raise click.BadParameter(f"{path}: {problem}", param_hint="--ancestor") from None
+    return orjson.dumps(genome.to_json()).decode()
 
 
 class _Null:

@@ -15,6 +15,17 @@ then `(1 - opponent_weight) * tournament share + opponent_weight * outside
 score` (a win counts 1, a draw 1/2). Without opponents the fitness is the
 tournament share alone.
 
+Strength here is not transitive (a shipped genome scored 16.75% against
+the genome it replaced), so a population can also forget how to beat
+strategies it once beat. With `Settings.hall_of_fame` K, the leaders of
+earlier generations form a hall of fame: K of them, evenly spaced over
+the run's history (the first and the latest included), are outside
+opponents too, `hall_games` games each, and their games count in the
+outside score like the named bots' (Rosin and Belew's hall of fame for
+coevolution). `Settings.ancestors` are genomes kept in the hall whatever
+the run's history: earlier shipped genomes, which a new one should not
+lose to.
+
 Games run in-process (bots.inprocess) with each genome's policy, in
 parallel: a local process pool by default, Ray tasks with
 `backend="ray"`, batched so that one task plays many games.
@@ -35,6 +46,8 @@ from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from typing import Any, NamedTuple
+
+import orjson
 
 from bots.evolved import opponents as outside
 from bots.evolved.bot import policy
@@ -62,6 +75,9 @@ class Settings:
     opponents: tuple[str, ...] = ()
     opponent_games: int = 16
     opponent_weight: float = 0.5
+    hall_of_fame: int = 0
+    hall_games: int = 8
+    ancestors: tuple[str, ...] = ()  # genomes (compact JSON) always in the hall of fame
 
     def check(self) -> None:
         """ValueError, in the user's terms, for settings the GA cannot run."""
@@ -87,18 +103,24 @@ class Settings:
             raise ValueError(
                 f"--opponent-games must be even and at least 2 (seats alternate), got {self.opponent_games}"
             )
-        if self.opponents and not 0 < self.opponent_weight <= 1:
+        if (self.opponents or self.hall_of_fame or self.ancestors) and not 0 < self.opponent_weight <= 1:
             raise ValueError(f"--opponent-weight must be in (0, 1], got {self.opponent_weight}")
+        if self.hall_of_fame < 0:
+            raise ValueError(f"--hall-of-fame must be at least 0, got {self.hall_of_fame}")
+        if (self.hall_of_fame or self.ancestors) and (self.hall_games < 2 or self.hall_games % 2):
+            raise ValueError(f"--hall-games must be even and at least 2 (seats alternate), got {self.hall_games}")
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         data["opponents"] = list(self.opponents)
+        data["ancestors"] = list(self.ancestors)
         return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "Settings":
-        """Settings stored by `to_json` (runs stored before opponents existed get none)."""
-        return cls(**{**data, "opponents": tuple(data.get("opponents", ()))})
+        """Settings stored by `to_json` (runs stored before opponents or the
+        hall of fame existed get neither)."""
+        return cls(**{**data, "opponents": tuple(data.get("opponents", ())), "ancestors": tuple(data.get("ancestors", ()))})
 
 
 @dataclass(frozen=True)
@@ -204,23 +226,29 @@ def play_tournaments(
 
 
 def play_outside(
-    genomes_json: list[dict[str, Any]], names: Sequence[str], games: int, base: bool, max_days: int, seeds: list[int]
+    genomes_json: list[dict[str, Any]], names: Sequence[str], games: int, base: bool, max_days: int, seeds: list[int],
+    hall_json: Sequence[dict[str, Any]] = (), hall_games: int = 0,
 ) -> tuple[list[float], int]:
-    """Each genome's score against the outside opponents `names`, `games`
-    two-player games each, seats alternating: (mean score per genome, games).
+    """Each genome's score against the outside opponents: the bots `names`,
+    `games` two-player games each, and the hall of fame's genomes
+    `hall_json`, `hall_games` each, seats alternating: (mean score per
+    genome over all those games, games).
 
     One seed per genome, so a genome's games do not depend on how the
     population was split into batches. Module-level and JSON-in for the
     process pools and Ray.
     """
+    hall = [Genome.from_json(g) for g in hall_json]
+    per_genome = games * len(names) + hall_games * len(hall)
     scores = []
     for genome_json, seed in zip(genomes_json, seeds):
         genome = Genome.from_json(genome_json)
         rng = random.Random(seed)
         total = 0.0
-        for name in names:
-            rival = outside.MAKERS[name](rng)
-            for n in range(games):
+        rivals = [(outside.MAKERS[name](rng), games) for name in names]
+        rivals += [(policy(member, rng), hall_games) for member in hall]
+        for rival, count in rivals:
+            for n in range(count):
                 me = n % 2
                 seats = [rival, rival]
                 seats[me] = policy(genome, rng)
@@ -229,8 +257,8 @@ def play_outside(
                     total += 1.0
                 elif game.winner is None and game.fault is None:
                     total += 0.5
-        scores.append(total / (games * len(names)))
-    return scores, games * len(names) * len(genomes_json)
+        scores.append(total / per_genome if per_genome else 0.0)
+    return scores, per_genome * len(genomes_json)
 
 
 Mapper = Callable[[Callable[..., Any], list[tuple[Any, ...]]], list[Any]]
@@ -286,9 +314,11 @@ class Evaluation(NamedTuple):
 
 
 def evaluate(
-    population: Sequence[Genome], settings: Settings, rng: random.Random, mapper: Mapper, parallelism: int
+    population: Sequence[Genome], settings: Settings, rng: random.Random, mapper: Mapper, parallelism: int,
+    hall: Sequence[Genome] = (),
 ) -> Evaluation:
-    """Fitness of every genome (see the module docstring) and games played.
+    """Fitness of every genome (see the module docstring) and games played;
+    `hall` is the hall of fame this generation plays.
 
     The work is split into at most 2 x `parallelism` batches: enough to
     keep every worker busy, few enough that each task plays many games.
@@ -306,13 +336,14 @@ def evaluate(
         games += played
     best_possible = settings.tournaments * champion_fitness(settings)
     tournament = [t / best_possible for t in total]
-    if not settings.opponents:
+    if not settings.opponents and not hall:
         return Evaluation(tournament, games, tournament, None)
     genome_seeds = [rng.getrandbits(63) for _ in population]
     batches = max(1, min(len(population), 2 * parallelism))
+    hall_json = [g.to_json() for g in hall]
     tasks = [
         (genomes_json[i::batches], settings.opponents, settings.opponent_games, settings.base, settings.max_days,
-         genome_seeds[i::batches])
+         genome_seeds[i::batches], hall_json, settings.hall_games)
         for i in range(batches)
     ]
     scores = [0.0] * len(population)
@@ -365,6 +396,18 @@ def generation_rng(settings: Settings, number: int) -> random.Random:
     return random.Random(settings.seed * 1_000_003 + number)
 
 
+def hall_of_fame(leaders: Sequence[Genome], size: int) -> list[Genome]:
+    """`size` of the earlier leaders, evenly spaced over the run (the first
+    and the latest included): old strategies and recent ones alike."""
+    from bots.evolved.report import spaced
+
+    if size <= 0 or not leaders:
+        return []
+    if size == 1:
+        return [leaders[-1]]
+    return [leaders[i] for i in spaced(len(leaders), size)]
+
+
 def run_generations(
     settings: Settings,
     population: list[Genome],
@@ -372,17 +415,23 @@ def run_generations(
     mapper: Mapper,
     parallelism: int,
     on_generation: Callable[[Generation, list[Genome]], None] | None = None,
+    leaders: Sequence[Genome] = (),
 ) -> list[Genome]:
     """Evolve from generation `start` (generations done) to `settings.generations`.
 
     `on_generation(generation, next_population)` sees each generation as it
-    ends (storing, printing). Returns the last population.
+    ends (storing, printing). `leaders` are the leaders of the generations
+    already done (a resumed run's), from which the hall of fame is drawn.
+    Returns the last population.
     """
     settings.check()
+    history = list(leaders)
     for number in range(start + 1, settings.generations + 1):
         rng = generation_rng(settings, number)
         began = time.perf_counter()
-        fitness, games, _, scores = evaluate(population, settings, rng, mapper, parallelism)
+        hall = [Genome.from_json(orjson.loads(a)) for a in settings.ancestors]
+        hall += hall_of_fame(history, settings.hall_of_fame)
+        fitness, games, _, scores = evaluate(population, settings, rng, mapper, parallelism, hall)
         seconds = time.perf_counter() - began
         best = max(range(len(population)), key=lambda i: fitness[i])
         generation = Generation(
@@ -395,8 +444,9 @@ def run_generations(
             games=games,
             seconds=seconds,
             outside=scores[best] if scores is not None else None,
-            opponents=settings.opponents,
+            opponents=settings.opponents + (("hall of fame",) if hall else ()),
         )
+        history.append(population[best])
         population = next_population(population, fitness, settings, rng)
         if on_generation is not None:
             on_generation(generation, population)

@@ -44,13 +44,14 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import product
 
 from bots import expert
 from bots.search.actions import candidate_moves
 from bots.search.evaluation import Weights, evaluate
-from protocol.engine import ATTACKING, DEFENDING, Game
+from protocol.engine import ATTACKING, BUY, DEFENDING, Game
 
 WIN = 1000.0
 """The value of winning now; a win found k plies ahead is WIN - k."""
@@ -70,8 +71,15 @@ MAX_COMBAT_EXTENSION = 16
 """A leaf in the middle of an attack phase is searched on until the phase
 ends (or this many steps more): the evaluation cannot see a fight's
 outcome, and a leaf between the attacker's last card and the defender's
-empty hand cost whole games."""
+empty hand cost whole games. A leaf at a buy where some player can buy
+the winning points is searched on too (`winning_buy_now`): the
+evaluation cannot see that a race is over, and such a leaf, at the end of
+a long attack phase's extension, let the champion attack with five cards
+that could not hurt while expert bought its seventh point. (Extending
+every leaf from which someone could win later the same day, through the
+bids and fights before the buy, took minutes for a depth.)"""
 _COMBAT = (ATTACKING, DEFENDING)
+_INCANTATION, _BOARD, _WIN_POINTS = 2, 1, 7
 
 _EXACT, _LOWER, _UPPER = 0, 1, 2
 _CHECK_EVERY = 64
@@ -105,24 +113,25 @@ class AlphaBeta:
 
     weights: Weights
     rng: random.Random = field(default_factory=random.Random)
+    clock: Callable[[], float] = time.perf_counter  # time.process_time: a budget in CPU time
+    wall_limit: float | None = None  # wall-clock seconds a search may never exceed, whatever the clock
     table_size: int = 400_000
     nodes: int = 0
     table: dict[bytes, _Entry] = field(default_factory=dict)
+    leaves: dict[bytes, float] = field(default_factory=dict)  # evaluated leaves, by state
     _searched: tuple[float, int] | None = None  # (value, move): the best root move fully searched so far
+    _seat: int | None = None  # the seat the stored values are for
 
     def reset(self) -> None:
         self.table.clear()
+        self.leaves.clear()
 
     def search(self, game: Game, me: int, *, seconds: float | None = None, max_depth: int = 64) -> SearchResult:
         """Iterative deepening until `max_depth` or the deadline (`game` is
         not modified). Returns the move of the deepest completed depth."""
         if me not in game.pending():
             raise ValueError(f"player {me} has no move to make in this state")
-        self.me = me
-        self.deadline = time.perf_counter() + seconds if seconds is not None else float("inf")
-        self.nodes = 0
-        if len(self.table) > self.table_size:
-            self.table.clear()
+        self._start(me, seconds)
         moves = candidate_moves(game, me)
         # Among equally valued moves the first searched wins; shuffling the
         # root's order makes that choice a seeded coin toss, so games against
@@ -131,7 +140,7 @@ class AlphaBeta:
         result = SearchResult(moves[0], 0.0, 0, 0)
         if len(moves) == 1:
             return result
-        started = last = time.perf_counter()
+        started = last = self.clock()
         for depth in range(1, max_depth + 1):
             try:
                 value, move = self._root(game, depth, moves)
@@ -142,14 +151,33 @@ class AlphaBeta:
             result = SearchResult(move, value, depth, self.nodes)
             if abs(value) > PROVEN:
                 break  # proven: deeper search cannot change the verdict
-            now = time.perf_counter()
-            if now + NEXT_DEPTH_COST * (now - last) > self.deadline and now - started > MIN_SPENT * (self.deadline - started):
+            if not self._next_depth_fits(started, last):
                 # The next depth would not finish, and an unfinished depth
                 # is thrown away: answer now rather than burn the clock.
                 break
-            last = now
+            last = self.clock()
         result.nodes = self.nodes
         return result
+
+    def _start(self, me: int, seconds: float | None) -> None:
+        """Set the clocks and counters of a search for seat `me`."""
+        self.me = me
+        self.deadline = self.clock() + seconds if seconds is not None else float("inf")
+        self.wall_deadline = time.perf_counter() + self.wall_limit if self.wall_limit is not None else float("inf")
+        self.nodes = 0
+        if len(self.table) > self.table_size or len(self.leaves) > self.table_size or me != self._seat:
+            self.reset()  # values are stored from one seat's side
+        self._seat = me
+
+    def _next_depth_fits(self, started: float, last: float) -> bool:
+        """Whether the next depth may still finish: it is assumed to take at
+        least NEXT_DEPTH_COST times the last one, and a search always gets
+        MIN_SPENT of its budget (early depths are cheap, their timings noisy)."""
+        now = self.clock()
+        return now + NEXT_DEPTH_COST * (now - last) <= self.deadline or now - started <= MIN_SPENT * (self.deadline - started)
+
+    def out_of_time(self) -> bool:
+        return self.clock() > self.deadline or time.perf_counter() > self.wall_deadline
 
     def _unfinished(self, game: Game, me: int) -> SearchResult:
         """The answer when the deadline cut depth 1 short."""
@@ -178,15 +206,22 @@ class AlphaBeta:
     def _value(self, game: Game, depth: int, ply: int, alpha: float, beta: float) -> float:
         """The value for `me` of `game`, searched `depth` more steps."""
         self.nodes += 1
-        if self.nodes % _CHECK_EVERY == 0 and time.perf_counter() > self.deadline:
+        if self.nodes % _CHECK_EVERY == 0 and self.out_of_time():
             raise OutOfTime
         if game.is_over:
             return self._terminal(game, ply)
         if not game.alive(self.me):
             return -WIN + ply
-        if depth <= 0 and (game.phase not in _COMBAT or depth <= -MAX_COMBAT_EXTENSION):
-            return EVAL_SCALE * evaluate(game, self.me, self.weights)
         key = game.key()
+        if depth <= 0 and (depth <= -MAX_COMBAT_EXTENSION or not (game.phase in _COMBAT or winning_buy_now(game))):
+            # Leaves repeat (the same purchases in another order, the same
+            # fight reached by another bid): in mid-game searches 70% of the
+            # evaluations were of a leaf already evaluated, and the
+            # evaluation is half of the search's time.
+            value = self.leaves.get(key)
+            if value is None:
+                value = self.leaves[key] = EVAL_SCALE * evaluate(game, self.me, self.weights)
+            return value
         entry = self.table.get(key)
         if entry is not None and entry.depth >= depth:
             stored = _from_table(entry.value, ply)
@@ -262,6 +297,24 @@ class AlphaBeta:
         if winner is None:
             return 0.0
         return WIN - ply if winner == self.me else -WIN + ply
+
+
+def winning_buy_now(game: Game) -> bool:
+    """Whether, in a buy phase, some player still in could reach the
+    winning points with this buy: 4 coins for an Incantation and 3 points
+    short at most, or 2 coins for a Board of Monopoly and 1 point short,
+    with the card in the shop."""
+    if game.phase != BUY:
+        return False
+    shop = game.shop()
+    incantation, board = shop.get(_INCANTATION, 0) > 0, shop.get(_BOARD, 0) > 0
+    for p in range(game.n_players):
+        if not game.alive(p) or game.buys(p) == 0:
+            continue
+        short, coins = _WIN_POINTS - game.points(p), game.coins(p)
+        if (short <= 3 and coins >= 4 and incantation) or (short <= 1 and coins >= 2 and board):
+            return True
+    return False
 
 
 def _play_in_order(game: Game, me: int, mine: int, opponents: tuple[int, ...], reply: tuple[int, ...]) -> None:

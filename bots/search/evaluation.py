@@ -16,11 +16,12 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from importlib import resources
 from typing import NamedTuple
 
 from protocol import cards as card_table
-from protocol.engine import Game
+from protocol.engine import BUY, Game
 
 FEATURES: tuple[str, ...] = (
     "points",
@@ -33,6 +34,7 @@ FEATURES: tuple[str, ...] = (
     "buys",
     "attackers",
     "exposed",
+    "race",
 )
 """The names of a player's features, in the order of a weight vector."""
 
@@ -72,6 +74,55 @@ def _traits() -> dict[int, _CardTraits]:
 _TRAITS = _traits()
 
 
+_DAY_COINS: dict[int, tuple[int, int, int]] = {
+    card.id: tuple(c + (1 if card.bean else 0) for c in card.coins) for card in card_table.CARDS  # type: ignore[misc]
+}
+"""Coins each card brings on days 1, 2 and 3 of the cycle (Magic Bean
+Stock counted as one a day)."""
+_INCANTATION, _BOARD = 2, 1
+WIN_POINTS = 7
+RACE_HORIZON = 12
+"""Days a race is looked ahead; a player further from the points counts this many."""
+
+
+def race_days(game: Game, player: int, target: int) -> int:
+    """Days until `player` could hold `target` points, buying nothing but
+    points (Incantations, then Boards of Monopoly, as the shop allows) from
+    the coins it has and its cards' income, one buy a day, undisturbed:
+    0 if it holds them, RACE_HORIZON if not within it. The economy
+    features say how rich a player is; this says how soon its wealth
+    wins, which is what the race is about (a Gold Fish pays on day 3, a
+    Worker on days 2 and 3, and the 7th point is worth more than the
+    6th).
+
+    Cash flow is counted in total, not day by day, so it is optimistic by
+    at most a day or two for a player whose income comes late."""
+    shop = game.shop()
+    cards = game.cards(player)
+    income = tuple(sum(_DAY_COINS[c][day] for c, _ in cards) for day in range(3))
+    return _race(target - game.points(player), game.coins(player), income, game.day,
+                 game.phase != BUY or game.buys(player) > 0, shop.get(_INCANTATION, 0), shop.get(_BOARD, 0))
+
+
+@lru_cache(maxsize=1 << 16)
+def _race(need: int, budget: int, income: tuple[int, int, int], day: int, today: bool,
+          incantations: int, boards: int) -> int:
+    """race_days from its inputs: `today` whether today's buy is still to come."""
+    if need <= 0:
+        return 0
+    buys = 1 if today else 0
+    for elapsed in range(0 if today else 1, RACE_HORIZON):
+        if elapsed > 0:
+            day = day % 3 + 1
+            budget += income[day - 1]
+            buys += 1
+        k = min(buys, budget // 4, incantations)
+        m = min(buys - k, (budget - 4 * k) // 2, boards)
+        if 3 * k + m >= need:
+            return elapsed
+    return RACE_HORIZON
+
+
 class _Army(NamedTuple):
     points: int
     income: float
@@ -80,11 +131,13 @@ class _Army(NamedTuple):
     defenders: int
     attackers: int
     blocks: int  # defenses per attack phase (Wall of Wealth counts twice)
+    day_income: tuple[int, int, int]  # coins on days 1, 2, 3 of the cycle (race_days)
 
 
 def _army(game: Game, player: int) -> _Army:
     points = 0
     income = 0.0
+    day1 = day2 = day3 = 0
     attack = 0
     defense = 0
     defenders = 0
@@ -94,6 +147,10 @@ def _army(game: Game, player: int) -> _Army:
         t = _TRAITS[card_id]
         points += t.points
         income += t.income
+        coins = _DAY_COINS[card_id]
+        day1 += coins[0]
+        day2 += coins[1]
+        day3 += coins[2]
         if t.attack:
             attackers += 1
             if t.attack > attack:
@@ -102,13 +159,15 @@ def _army(game: Game, player: int) -> _Army:
             defense += t.defense
             defenders += 1
             blocks += t.defends
-    return _Army(points, income, attack, defense, defenders, attackers, blocks)
+    return _Army(points, income, attack, defense, defenders, attackers, blocks, (day1, day2, day3))
 
 
-def all_features(game: Game) -> list[list[float]]:
+def all_features(game: Game, race: bool = True) -> list[list[float]]:
     """Every player's feature vector (see FEATURES). Coins are capped
     (see _DEAREST_CARD), and counted from the poorest purse still in the
-    game once a purse passes 2**53 (see _coin_floor).
+    game once a purse passes 2**53 (see _coin_floor). `race` (race_days)
+    is left at 0 unless asked for: it costs as much as the rest, and
+    weights without it do not need it.
 
     `exposed` is 1 when some opponent could eliminate the player in one
     attack phase: it has more attackers than the player has blocks (each
@@ -125,6 +184,9 @@ def all_features(game: Game) -> list[list[float]]:
     # cannot hold a bean-grown purse (and overflows past 1.8e308).
     bids = [3 * purses[p] + int(armies[p].income) for p in range(game.n_players)]
     floor = _coin_floor(purses, alive)
+    if race:
+        shop = game.shop()
+        stock = (shop.get(_INCANTATION, 0), shop.get(_BOARD, 0))
     vectors = []
     for player, army in enumerate(armies):
         others = [p for p in range(game.n_players) if p != player and alive[p]]
@@ -143,6 +205,9 @@ def all_features(game: Game) -> list[list[float]]:
             float(game.buys(player)),
             float(army.attackers),
             1.0 if exposed else 0.0,
+            float(_race(max(WIN_POINTS, 1 + max((armies[p].points for p in others), default=0)) - army.points,
+                        purses[player], army.day_income, game.day, game.phase != BUY or game.buys(player) > 0, *stock))
+            if race and alive[player] else 0.0,
         ])
     return vectors
 
@@ -204,8 +269,11 @@ def _materials(game: Game, weights: Weights) -> list[float]:
     values = weights.values
     return [
         sum(w * f for w, f in zip(values, vector)) if game.alive(p) else -math.inf
-        for p, vector in enumerate(all_features(game))
+        for p, vector in enumerate(all_features(game, race=values[_RACE] != 0.0))
     ]
+
+
+_RACE = FEATURES.index("race")
 
 
 def evaluate(game: Game, me: int, weights: Weights) -> float:

@@ -1,0 +1,125 @@
+"""The champion: matrix games at simultaneous roots, a CPU-time budget, forced wins."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+from collections import Counter
+
+import numpy as np
+import orjson
+import pytest
+
+from bots.champion import ChampionPolicy
+from bots.search.evaluation import load_weights
+from bots.search.matrix import solve
+from bots.search.mixed import MixedAlphaBeta, purified
+from protocol.engine import INVESTING, Game
+from test_alphabeta import _cards, _state, win_in_one, win_in_three, win_in_two, wins_within
+
+
+def test_matching_pennies_and_rock_paper_scissors_are_solved_to_their_mixed_equilibria() -> None:
+    pennies = solve([[1, -1], [-1, 1]])
+    assert np.allclose(pennies.row, [0.5, 0.5], atol=0.02) and abs(pennies.value) < 0.02
+    rps = solve([[0, -1, 1], [1, 0, -1], [-1, 1, 0]])
+    assert np.allclose(rps.row, [1 / 3] * 3, atol=0.02) and np.allclose(rps.column, [1 / 3] * 3, atol=0.02)
+
+
+def test_a_dominated_move_gets_no_weight_and_a_saddle_point_is_pure() -> None:
+    game = solve([[3, 2], [1, 0], [2, 1]])  # row 0 dominates; column 1 is better for the minimiser
+    assert game.row[0] > 0.99 and game.column[1] > 0.99 and abs(game.value - 2) < 0.01
+    assert game.gap < 0.01
+
+
+def test_random_games_are_solved_to_a_small_gap() -> None:
+    rng = np.random.default_rng(3)
+    for _ in range(5):
+        payoff = rng.normal(size=(8, 6)) * 100
+        assert solve(payoff).gap <= 1e-3 * (payoff.max() - payoff.min()) + 1e-9
+
+
+def test_purification_drops_rare_and_slightly_worse_moves_but_keeps_a_best_one() -> None:
+    matrix = np.array([[0.0, 0.0], [-3.0, -3.0], [0.0, 0.0]])
+    equilibrium = solve(matrix)
+    strategy = purified(equilibrium, matrix, threshold=0.05, slack=1.0)
+    assert strategy[1] == 0 and abs(sum(strategy) - 1) < 1e-9
+
+
+def _bid() -> Game:
+    """Both hold a Ghost (it beats their Worker) and 4 coins: whoever bids
+    more attacks; a tie stops both. A pure bid here is a bid to beat."""
+    return _state({"name": "investing"}, [
+        (4, 1, _cards("Ghost", "Worker")),
+        (4, 1, _cards("Ghost", "Worker")),
+    ])
+
+
+def _mixed_bid() -> Game:
+    """A day-2 bid (found in play) whose searched matrix at depth 2 has a
+    mixed equilibrium: 13 coins and a Ghost against 5 coins and a Ghost."""
+    return _state({"name": "investing"}, [
+        (13, 1, _cards("Worker", "Ghost", "Magic Bean Stock", "Worker")),
+        (5, 1, _cards("Worker", "Ghost", "Worker", "Board of Monopoly")),
+    ])
+
+
+def test_at_a_simultaneous_root_the_move_is_drawn_from_the_equilibrium_of_the_searched_matrix() -> None:
+    game = _mixed_bid()
+    assert game.phase == INVESTING
+    result = MixedAlphaBeta(load_weights(), random.Random(1)).search(game, 0, max_depth=2)
+    assert result.matrix is not None and result.matrix.shape[0] >= 3
+    assert result.strategy is not None and abs(sum(result.strategy.values()) - 1) < 1e-9
+    support = {m for m, p in result.strategy.items() if p > 0}
+    assert len(support) >= 2  # a mixed strategy: the bid cannot be predicted
+    moves = Counter(MixedAlphaBeta(load_weights(), random.Random(seed)).search(game, 0, max_depth=2).move
+                    for seed in range(40))
+    assert set(moves) == support
+
+
+def test_sequential_steps_are_plain_alpha_beta() -> None:
+    result = MixedAlphaBeta(load_weights(), random.Random(1)).search(win_in_two(), 0, max_depth=3)
+    assert getattr(result, "strategy", None) is None and result.value > 900
+
+
+@pytest.mark.parametrize("position, moves", [(win_in_one, 1), (win_in_two, 2), (win_in_three, 3)])
+def test_the_champion_takes_forced_wins(position, moves) -> None:
+    assert wins_within(position(), ChampionPolicy(seconds=5.0), 0, moves)
+
+
+class _Clock:
+    """A CPU clock that advances `step` seconds each time it is read."""
+
+    def __init__(self, step: float) -> None:
+        self.now, self.step = 0.0, step
+
+    def __call__(self) -> float:
+        self.now += self.step
+        return self.now
+
+
+def test_the_budget_is_read_from_the_given_clock_not_the_wall() -> None:
+    # A clock racing ahead (as a CPU clock would on a quiet machine for a
+    # slow search) stops the search long before a wall clock would.
+    fast = MixedAlphaBeta(load_weights(), random.Random(1), clock=_Clock(0.01))
+    assert fast.search(_bid(), 0, seconds=1.0).depth <= 2
+    # A clock that hardly moves (a busy machine, little CPU for us) is cut
+    # by the wall limit: the move still comes.
+    stalled = MixedAlphaBeta(load_weights(), random.Random(1), clock=_Clock(0.0), wall_limit=0.3)
+    result = stalled.search(Game(2), 0, seconds=1.0)
+    assert result.move in Game(2).legal_moves(0)
+
+
+def test_bad_options_are_refused() -> None:
+    for kwargs, message in (({"seconds": 0}, "--time"), ({"wall_limit": 0}, "--wall-limit"), ({"depth": 0}, "--depth")):
+        with pytest.raises(ValueError, match=message):
+            ChampionPolicy(**kwargs)
+
+
+@pytest.mark.slow
+def test_the_champion_runs_as_a_bot_program() -> None:
+    line = orjson.dumps(Game(2).to_wire(0)) + b"\n"
+    bot = subprocess.run([sys.executable, "-m", "bots.champion", "--time", "0.1", "--seed", "1"], input=line,
+                         capture_output=True, timeout=60)
+    assert bot.returncode == 0, bot.stderr
+    assert orjson.loads(bot.stdout)[0] in Game(2).legal_moves(0)
