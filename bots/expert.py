@@ -326,14 +326,21 @@ def fastest_route(
     return _route(game.day, game.coins(me), earners, game.points(me), target, stock, horizon, scoring, first)
 
 
-def choose_buy(game: Game, me: int) -> int:
-    """Rules 1-5 of buying, in order."""
+def tactical_buy(game: Game, me: int) -> int | None:
+    """Rules 1-2 of buying, which every sound player follows whatever its
+    plan (the evolved bot and the exploiter's styles too): a buy that wins
+    now, else one that stops an opponent's winning buy; None if neither."""
     wins = winning_buys(game, me)
     if wins:
         return wins[0]
-    deny = denial_buy(game, me)
-    if deny is not None:
-        return deny
+    return denial_buy(game, me)
+
+
+def choose_buy(game: Game, me: int) -> int:
+    """Rules 1-5 of buying, in order."""
+    tactical = tactical_buy(game, me)
+    if tactical is not None:
+        return tactical
     stock = in_stock(game, me)
     shop = game.shop()
     # A last copy someone else can afford may be lost with our coins: take

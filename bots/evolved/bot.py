@@ -114,12 +114,9 @@ def _defend(genome: Genome, game: Game, me: int, rng: random.Random) -> int:
 
 
 def _buy(genome: Genome, game: Game, me: int, rng: random.Random) -> int:
-    wins = expert.winning_buys(game, me)
-    if wins:
-        return wins[0]
-    deny = expert.denial_buy(game, me)
-    if deny is not None:
-        return deny
+    tactical = expert.tactical_buy(game, me)
+    if tactical is not None:
+        return tactical
     return sample(buy_weights(genome, game, me), [PASS] + expert.in_stock(game, me), lambda c: 0 if c == PASS else c, rng)
 
 
