@@ -123,3 +123,16 @@ def test_the_champion_runs_as_a_bot_program() -> None:
                          capture_output=True, timeout=60)
     assert bot.returncode == 0, bot.stderr
     assert orjson.loads(bot.stdout)[0] in Game(2).legal_moves(0)
+
+
+def test_one_policy_across_many_states_answers_each_legally_even_out_of_time() -> None:
+    # The exploiter asks one champion about state after state at a tiny
+    # budget. A search cut before its first root move once answered with
+    # the move it had found for the previous state: a bid of 4 holding 3.
+    from test_search_moves import random_state
+
+    policy = ChampionPolicy(seconds=0.001, seed=1)
+    for seed in range(200):
+        game = random_state(seed, 2, True)
+        for player in game.pending():
+            assert policy(game, player) in game.legal_moves(player), (seed, player)

@@ -165,6 +165,10 @@ class AlphaBeta:
         self.deadline = self.clock() + seconds if seconds is not None else float("inf")
         self.wall_deadline = time.perf_counter() + self.wall_limit if self.wall_limit is not None else float("inf")
         self.nodes = 0
+        # A move searched for another state is no answer to this one: the
+        # mixed root never runs _root, and a deadline met before the first
+        # root move left the last search's move here (an illegal bid).
+        self._searched = None
         if len(self.table) > self.table_size or len(self.leaves) > self.table_size or me != self._seat:
             self.reset()  # values are stored from one seat's side
         self._seat = me
