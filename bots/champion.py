@@ -27,7 +27,7 @@ import time
 from collections.abc import Sequence
 
 from bots.sdk import option_parser, bot_main
-from bots.search.evaluation import Weights, load_weights
+from bots.search.evaluation import CHAMPION_WEIGHTS_FILE, Weights, load_weights
 from bots.search.mixed import MixedAlphaBeta
 from protocol.engine import Game
 
@@ -58,7 +58,7 @@ class ChampionPolicy:
         self.seconds = seconds
         self.depth = depth
         self.searcher = MixedAlphaBeta(
-            weights or load_weights(), random.Random(seed), clock=time.thread_time, wall_limit=wall_limit
+            weights or load_weights(packaged=CHAMPION_WEIGHTS_FILE), random.Random(seed), clock=time.thread_time, wall_limit=wall_limit
         )
 
     def __call__(self, game: Game, me: int) -> int:
@@ -80,7 +80,7 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--depth", type=int, default=MAX_DEPTH,
                         help="deepest iteration, in steps (default %(default)s: time decides)")
     parser.add_argument("--weights", default=None, metavar="FILE",
-                        help="evaluation weights JSON (default: the shipped tuned weights)")
+                        help="evaluation weights JSON (default: the champion's shipped weights, bots/search/champion.json)")
     return parser
 
 
@@ -89,7 +89,7 @@ def policy_from(options: argparse.Namespace) -> ChampionPolicy:
     OSError if they are bad."""
     return ChampionPolicy(
         seconds=options.time, wall_limit=options.wall_limit, depth=options.depth, seed=options.seed,
-        weights=load_weights(options.weights),
+        weights=load_weights(options.weights, CHAMPION_WEIGHTS_FILE),
     )
 
 

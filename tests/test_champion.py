@@ -12,7 +12,7 @@ import orjson
 import pytest
 
 from bots.champion import ChampionPolicy
-from bots.search.evaluation import load_weights
+from bots.search.evaluation import CHAMPION_WEIGHTS_FILE, load_weights
 from bots.search.matrix import solve
 from bots.search.mixed import MixedAlphaBeta, purified
 from protocol.engine import INVESTING, Game
@@ -114,6 +114,16 @@ def test_bad_options_are_refused() -> None:
     for kwargs, message in (({"seconds": 0}, "--time"), ({"wall_limit": 0}, "--wall-limit"), ({"depth": 0}, "--depth")):
         with pytest.raises(ValueError, match=message):
             ChampionPolicy(**kwargs)
+
+
+def test_the_champion_plays_its_own_weights_which_count_the_race() -> None:
+    """Its weights are alpha-beta's plus a negative weight on `race` (the
+    days to buy the winning points), measured apart: the champion's change
+    must not move alpha-beta's and MCTS's measured rows."""
+    own = load_weights(packaged=CHAMPION_WEIGHTS_FILE).as_dict()
+    assert ChampionPolicy().searcher.weights.as_dict() == own
+    assert own["race"] < 0 and load_weights().as_dict()["race"] == 0
+    assert {k: v for k, v in own.items() if k != "race"} == {k: v for k, v in load_weights().as_dict().items() if k != "race"}
 
 
 @pytest.mark.slow

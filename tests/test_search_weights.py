@@ -128,13 +128,15 @@ def test_a_sweep_plays_every_value_on_the_same_games(tmp_path) -> None:
     assert note.startswith(json.loads(resources.files("bots.search").joinpath("weights.json").read_text())["note"])
 
 
-def test_shipped_weights_have_the_signs_their_features_call_for() -> None:
+@pytest.mark.parametrize("packaged", ["weights.json", "champion.json"])
+def test_shipped_weights_have_the_signs_their_features_call_for(packaged: str) -> None:
     """A sign slip cannot be caught by the tuner's noisy scores: a positive
     `exposed` weight once made alpha-beta seek positions one lost bid away
     from elimination."""
-    weights = load_weights().as_dict()
+    weights = load_weights(packaged=packaged).as_dict()
     assert all(weights[name] > 0 for name in ("points", "coins", "income", "attack", "defense", "defenders"))
     assert weights["exposed"] < 0
+    assert weights["race"] <= 0  # days to the winning points: fewer is better
 
 
 def test_coins_count_only_as_far_as_they_can_win_a_bid_and_buy() -> None:

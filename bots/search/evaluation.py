@@ -8,7 +8,8 @@ minus the best opponent's, squashed into (-1, 1) so that it always ranks
 below a proven win and above a proven loss.
 
 The weights are not guessed: `weights.json` holds the ones found by the
-self-play tuner in `bots.search.tuning`, with a note of how.
+self-play tuner in `bots.search.tuning`, with a note of how;
+`champion.json` the champion's, which add a weight on `race`.
 """
 
 from __future__ import annotations
@@ -299,27 +300,32 @@ def _squash(scores: list[float], me: int, scale: float) -> float:
 
 
 DEFAULT_WEIGHTS_FILE = "weights.json"
+CHAMPION_WEIGHTS_FILE = "champion.json"
+"""The champion's own weights: alpha-beta's and MCTS's plus a weight on
+`race`, measured separately (docs/bots.md, the champion), so that
+changing them does not silently change the other bots' measured rows."""
 
 
-def _weights_json(path: str | None) -> dict:
+def _weights_json(path: str | None, packaged: str = DEFAULT_WEIGHTS_FILE) -> dict:
     if path is None:
-        text = resources.files("bots.search").joinpath(DEFAULT_WEIGHTS_FILE).read_text()
+        text = resources.files("bots.search").joinpath(packaged).read_text()
     else:
         with open(path, encoding="utf-8") as handle:
             text = handle.read()
     data = json.loads(text)
     if not isinstance(data, dict):
-        raise ValueError(f"{path or DEFAULT_WEIGHTS_FILE}: not a weights file (not a JSON object)")
+        raise ValueError(f"{path or packaged}: not a weights file (not a JSON object)")
     return data
 
 
-def load_weights(path: str | None = None) -> Weights:
-    """The shipped tuned weights (or those in the JSON file at `path`)."""
-    data = _weights_json(path)
+def load_weights(path: str | None = None, packaged: str = DEFAULT_WEIGHTS_FILE) -> Weights:
+    """The weights in the JSON file at `path`, or if None the shipped file
+    `packaged` (DEFAULT_WEIGHTS_FILE or CHAMPION_WEIGHTS_FILE)."""
+    data = _weights_json(path, packaged)
     try:
         return Weights.from_dict(data["weights"], float(data.get("scale", 10.0)))
     except (KeyError, TypeError, ValueError) as problem:
-        raise ValueError(f"{path or DEFAULT_WEIGHTS_FILE}: not a weights file ({problem})") from None
+        raise ValueError(f"{path or packaged}: not a weights file ({problem})") from None
 
 
 def save_weights(weights: Weights, path: str, note: str) -> None:
@@ -330,6 +336,6 @@ def save_weights(weights: Weights, path: str, note: str) -> None:
         handle.write("\n")
 
 
-def load_note(path: str | None = None) -> str:
-    """How the weights at `path` (default: the shipped ones) were made."""
-    return str(_weights_json(path).get("note", ""))
+def load_note(path: str | None = None, packaged: str = DEFAULT_WEIGHTS_FILE) -> str:
+    """How the weights at `path` (default: the shipped file `packaged`) were made."""
+    return str(_weights_json(path, packaged).get("note", ""))
