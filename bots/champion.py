@@ -10,8 +10,7 @@ it could always outbid it by one or match it (issue 16). The champion
 keeps alpha-beta everywhere but at a root where both players choose at
 once: there it solves the matrix game of the searched values of every
 pair of moves and draws its move from the equilibrium
-(`bots.search.mixed`). Where the search proves every move lost, it
-plays the expert rule's move instead (see `ChampionPolicy.__call__`).
+(`bots.search.mixed`).
 
 Its budget is CPU time (`time.thread_time`), not wall time: on a busy
 machine a wall-clock bot searches less and plays worse, while this one
@@ -27,9 +26,7 @@ import random
 import time
 from collections.abc import Sequence
 
-from bots import expert
 from bots.sdk import option_parser, bot_main
-from bots.search.alphabeta import PROVEN
 from bots.search.evaluation import CHAMPION_WEIGHTS_FILE, Weights, load_weights
 from bots.search.mixed import MixedAlphaBeta
 from protocol.engine import Game
@@ -65,15 +62,7 @@ class ChampionPolicy:
         )
 
     def __call__(self, game: Game, me: int) -> int:
-        result = self.searcher.search(game, me, seconds=self.seconds, max_depth=self.depth)
-        if result.value < -PROVEN:
-            # "Proven" lost below the root means lost to an opponent who sees
-            # our bids and buys before choosing its own (the serialised rule),
-            # which no real opponent does; every move then looks alike and the
-            # search threw away cards against `random`. The expert rule plays
-            # on as if the game were open, which it usually is.
-            return expert.decide(game, me)
-        return result.move
+        return self.searcher.search(game, me, seconds=self.seconds, max_depth=self.depth).move
 
     def new_game(self, game: Game, me: int) -> None:
         self.searcher.reset()

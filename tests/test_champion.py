@@ -11,13 +11,11 @@ import numpy as np
 import orjson
 import pytest
 
-from bots import expert
 from bots.champion import ChampionPolicy
-from bots.search.alphabeta import PROVEN
 from bots.search.evaluation import CHAMPION_WEIGHTS_FILE, load_weights
 from bots.search.matrix import solve
 from bots.search.mixed import MixedAlphaBeta, purified
-from protocol.engine import INVESTING, Game, move_from_wire
+from protocol.engine import INVESTING, Game
 from test_alphabeta import _cards, _state, win_in_one, win_in_three, win_in_two, wins_within
 
 
@@ -126,23 +124,6 @@ def test_the_champion_plays_its_own_weights_which_count_the_race() -> None:
     assert ChampionPolicy().searcher.weights.as_dict() == own
     assert own["race"] < 0 and load_weights().as_dict()["race"] == 0
     assert {k: v for k, v in own.items() if k != "race"} == {k: v for k, v in load_weights().as_dict().items() if k != "race"}
-
-
-def test_a_position_proven_lost_only_against_a_clairvoyant_opponent_is_played_on_by_the_expert_rule() -> None:
-    # From a game the champion lost to `random` (simple suite opening 15,
-    # seat 1): holding the Stipend and a Gold Fish against Magic Bean Stock
-    # and a Ghost, the serialised search proves a loss (the opponent answers
-    # every bid knowing it) and attacked with the Gold Fish into the Ghost,
-    # losing it. The expert rule stops attacking.
-    moves = [1, 0, "Magic Bean Stock", "Pass", 0, 1, "Ghost", "Gold Fish", 0, 2, 0,
-             "Magic Bean Stock", "Magic Bean Stock", 0, 1]
-    game = Game(2)
-    for move in moves:
-        game.play(game.pending()[0], move_from_wire(game, move))
-    assert game.pending() == (1,) and game.legal_moves(1) == [0, 1]
-    searched = ChampionPolicy(seconds=0.3, seed=1).searcher.search(game, 1, seconds=0.3)
-    assert searched.value < -PROVEN and searched.move == 1  # what it played
-    assert ChampionPolicy(seconds=0.3, seed=1)(game, 1) == expert.decide(game, 1) == 0
 
 
 @pytest.mark.slow
