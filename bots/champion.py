@@ -58,7 +58,8 @@ class ChampionPolicy:
         self.seconds = seconds
         self.depth = depth
         self.searcher = MixedAlphaBeta(
-            weights or load_weights(packaged=CHAMPION_WEIGHTS_FILE), random.Random(seed), clock=time.thread_time, wall_limit=wall_limit
+            weights or load_weights(packaged=CHAMPION_WEIGHTS_FILE), random.Random(seed),
+            clock=time.thread_time, wall_limit=wall_limit,
         )
 
     def __call__(self, game: Game, me: int) -> int:
