@@ -270,3 +270,23 @@ def _get_text(server: Server, path: str) -> str:
 
     with urllib.request.urlopen(server.url + path, timeout=30) as r:
         return r.read().decode()
+
+
+def test_a_remote_bot_plays_game_after_game_through_a_kept_relay(server: Server, tmp_path: Path) -> None:
+    """--reuse keeps the relay's process, and with it the reservation,
+    across games: the remote bot receives one game after another on its
+    connection, as a kept local bot does on its standard input."""
+    bot = WsBot(server, "reused").run(games=4)
+    db = tmp_path / "reuse.sqlite"
+    run = subprocess.run(
+        [sys.executable, "-c", "from tournaments.cli import tournament_main; tournament_main()", "round-robin", "remote:reused", "random",
+         "--games", "2", "--max-days", "10", "--reuse", "-j", "1", "--db", str(db)],
+        capture_output=True, env=env_with_server(server.url), timeout=300)
+    assert run.returncode == 0, run.stderr
+    with Store.open(db) as store:
+        games = store.games()
+    assert len(games) == 4
+    assert all(g.fault_seat is None for g in games), [g.fault_reason for g in games]
+    bot.thread.join(60)
+    assert len(bot.finals) == 4 and all(f["phase"]["name"] == "end" for f in bot.finals)
+    bot.close()
