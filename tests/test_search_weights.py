@@ -137,6 +137,19 @@ def test_shipped_weights_have_the_signs_their_features_call_for(packaged: str) -
     assert all(weights[name] > 0 for name in ("points", "coins", "income", "attack", "defense", "defenders"))
     assert weights["exposed"] < 0
     assert weights["race"] <= 0  # days to the winning points: fewer is better
+    assert weights["firepower"] >= 0  # attack levels: more is stronger
+
+
+def test_firepower_sums_the_attack_of_every_card_that_can_attack() -> None:
+    """`attack` is the best level only, so two Ghosts (3 each) and two
+    Workers (1 each) looked alike to it: the evolved bot's Ghost rushes."""
+    firepower = FEATURES.index("firepower")
+    game = _two_players(["Ghost", "Ghost", "Bubble"], ["Worker", "Worker", "Senior Worker"])
+    assert features(game, 0)[firepower] == 6  # a Bubble cannot attack: its 9 counts only in defence
+    assert features(game, 1)[firepower] == 4
+    assert features(game, 0)[FEATURES.index("attack")] == 3
+    weighted = Weights.from_dict({"firepower": 1.0})
+    assert evaluate(game, 0, weighted) > 0 > evaluate(game, 1, weighted)
 
 
 def test_coins_count_only_as_far_as_they_can_win_a_bid_and_buy() -> None:

@@ -36,6 +36,7 @@ FEATURES: tuple[str, ...] = (
     "attackers",
     "exposed",
     "race",
+    "firepower",
 )
 """The names of a player's features, in the order of a weight vector."""
 
@@ -132,6 +133,7 @@ class _Army(NamedTuple):
     defenders: int
     attackers: int
     blocks: int  # defenses per attack phase (Wall of Wealth counts twice)
+    firepower: int  # the attack levels of every card that can attack, summed
     day_income: tuple[int, int, int]  # coins on days 1, 2, 3 of the cycle (race_days)
 
 
@@ -144,6 +146,7 @@ def _army(game: Game, player: int) -> _Army:
     defenders = 0
     attackers = 0
     blocks = 0
+    firepower = 0
     for card_id, _uses in game.cards(player):
         t = _TRAITS[card_id]
         points += t.points
@@ -154,13 +157,14 @@ def _army(game: Game, player: int) -> _Army:
         day3 += coins[2]
         if t.attack:
             attackers += 1
+            firepower += t.attack
             if t.attack > attack:
                 attack = t.attack
         if t.defense:
             defense += t.defense
             defenders += 1
             blocks += t.defends
-    return _Army(points, income, attack, defense, defenders, attackers, blocks, (day1, day2, day3))
+    return _Army(points, income, attack, defense, defenders, attackers, blocks, firepower, (day1, day2, day3))
 
 
 def all_features(game: Game, race: bool = True) -> list[list[float]]:
@@ -209,6 +213,7 @@ def all_features(game: Game, race: bool = True) -> list[list[float]]:
             float(_race(max(WIN_POINTS, 1 + max((armies[p].points for p in others), default=0)) - army.points,
                         purses[player], army.day_income, game.day, game.phase != BUY or game.buys(player) > 0, *stock))
             if race and alive[player] else 0.0,
+            float(army.firepower),
         ])
     return vectors
 
