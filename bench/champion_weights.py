@@ -1,0 +1,99 @@
+"""The champion with one evaluation weight changed, against a fixed opponent.
+
+    python bench/champion_weights.py --set race=-4 [--set firepower=2 ...]
+        [--opponent expert] [--time 0.1] [--openings 48] [--base]
+        [--out results/weights] [-j 1]
+
+How the champion's weights (bots/search/champion.json) were chosen: a
+weight is a guess until the champion, at a real time budget, has played
+with it from the harness's balanced openings (tournaments/suites, each
+opening from both seats) against the bots it must beat. Each variant's
+games go to OUT/<name>.jsonl (in-process through `exploit.matches`,
+resumable: a rerun plays only what is missing), its weights file beside
+them; the table at the end compares every variant stored under OUT for
+that opponent, time and set, so a sweep is one command per value. The
+shipped weights, unchanged, are the variant `shipped`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bots.search.evaluation import CHAMPION_WEIGHTS_FILE, FEATURES, Weights, load_weights, save_weights  # noqa: E402
+from exploit.matches import Match, play_match, records, tally  # noqa: E402
+
+SUITES = Path(__file__).resolve().parent.parent / "tournaments" / "suites"
+
+
+def parse_setting(text: str) -> tuple[str, float]:
+    """FEATURE=VALUE, with FEATURE one of the evaluation's features."""
+    name, sep, value = text.partition("=")
+    if not sep or name not in FEATURES:
+        raise argparse.ArgumentTypeError(f"want FEATURE=VALUE with FEATURE one of {', '.join(FEATURES)}; got {text!r}")
+    try:
+        return name, float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: {value!r} is not a number") from None
+
+
+def variant_name(settings: list[tuple[str, float]]) -> str:
+    return ",".join(f"{name}={value:g}" for name, value in settings) or "shipped"
+
+
+def weights_with(settings: list[tuple[str, float]]) -> Weights:
+    shipped = load_weights(packaged=CHAMPION_WEIGHTS_FILE)
+    named = shipped.as_dict()
+    named.update(settings)
+    return Weights.from_dict(named, shipped.scale)
+
+
+def _stop(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def main() -> None:
+    signal.signal(signal.SIGTERM, _stop)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--set", dest="settings", action="append", type=parse_setting, default=[],
+                        metavar="FEATURE=VALUE", help="a weight changed from champion.json (repeatable)")
+    parser.add_argument("--opponent", default="expert", help="one of our bots, as a BOT text (default %(default)s)")
+    parser.add_argument("--time", type=float, default=0.1, help="the champion's CPU seconds a move (default %(default)s)")
+    parser.add_argument("--openings", type=int, default=48, help="openings of the suite, each from both seats (default %(default)s)")
+    parser.add_argument("--base", action="store_true", help="the base set (default: simple)")
+    parser.add_argument("--out", type=Path, default=Path("results/weights"), help="where the games go (default %(default)s)")
+    parser.add_argument("-j", "--concurrency", type=int, default=1, help="games at once (default %(default)s)")
+    options = parser.parse_args()
+    if options.openings < 1 or options.time <= 0:
+        parser.error("--openings and --time must be positive")
+    cards = "base" if options.base else "simple"
+    group = options.out / f"{options.opponent.split()[0]}-{cards}-{options.time:g}s"
+    group.mkdir(parents=True, exist_ok=True)
+    name = variant_name(options.settings)
+    weights_file = group / f"{name}.weights.json"
+    save_weights(weights_with(options.settings), str(weights_file), f"champion.json with {name}")
+    match = Match(f"champion --time {options.time:g} --weights {weights_file}", options.opponent,
+                  base=options.base, suite=str(SUITES / f"{cards}-2p.txt"))
+    print(f"== {name}: {match.bot} vs {match.opponent}, {cards} set", flush=True)
+    try:
+        play_match(match, options.openings, group / f"{name}.jsonl", options.concurrency,
+                   lambda text: print(f"  {name}: {text}", file=sys.stderr, flush=True))
+    except KeyboardInterrupt:
+        print("\ninterrupted: finished games are stored; run the same command to resume", file=sys.stderr)
+    print(f"{'variant':32s} {'score':>13s}  {'rate':>6s}  95% interval    wins draws losses  distinct")
+    for path in sorted(group.glob("*.jsonl")):
+        if not records(path):
+            continue
+        result = tally(path)
+        low, high = result.interval
+        losses = result.games - result.wins - result.draws
+        print(f"{path.stem:32s} {result.score:>6g} / {result.games:<5d} {100 * result.rate:5.1f}%  "
+              f"[{100 * low:4.1f}, {100 * high:5.1f}]  {result.wins:4d} {result.draws:5d} {losses:6d}  {result.distinct_games:8d}")
+
+
+if __name__ == "__main__":
+    main()
