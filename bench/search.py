@@ -2,9 +2,17 @@
 
     python bench/search.py speed [--seconds 2] [--base]
     python bench/search.py match BOT OPPONENT [-n GAMES] [-p PLAYERS] [--base] [-j JOBS]
+    python bench/search.py depth [--times 0.1,0.5,2] [--wall-limit 5] [--base]
 
 `speed`: MCTS iterations per second and alpha-beta nodes per second, from
 the start position and a mid-game one, on one core.
+
+`depth`: the depth the champion completes, and the wall time it takes,
+at each CPU budget of `--times`, at its decisions in a reproducible game
+(the champion at 0.1 s against `expert` from the real start, the first
+12 decisions with a choice). Its budget is CPU time with a wall-clock
+cap, so on a busy machine the cap, not the budget, can end a search:
+this says which, and whether a larger budget searches deeper.
 
 `match`: BOT against OPPONENT (2 players: seats swapped; 3-4 players: BOT
 against copies of OPPONENT, BOT's seat rotated) in in-process games, no
@@ -26,6 +34,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 from bots import decent_repro, expert
 from bots.alphabeta import AlphaBetaPolicy
+from bots.champion import DEFAULT_WALL_LIMIT, ChampionPolicy
 from bots.inprocess import Policy, play_game
 from bots.mcts import MctsPolicy
 from bots.random_bot import random_policy
@@ -80,6 +89,28 @@ def speed(seconds: float, base: bool) -> None:
         print(f"  mcts (eval leaves):    {bench_mcts(game, seconds, 'eval'):10.0f} iterations/s")
         rate, depth = bench_alphabeta(game, seconds)
         print(f"  alpha-beta:            {rate:10.0f} nodes/s (depth {depth} completed)")
+
+
+def depth(times: list[float], wall_limit: float, base: bool, decisions: int = 12) -> None:
+    game = Game(2, base=base)
+    guide = ChampionPolicy(seconds=0.1, seed=1)
+    print(f"set: {'base' if base else 'simple'}; champion's depth completed (wall seconds) at "
+          f"{', '.join(f'{t:g} s' for t in times)} of CPU, wall cap {wall_limit:g} s")
+    shown = 0
+    while not game.is_over and shown < decisions:
+        for player in game.pending():
+            if player == 0 and len(game.legal_moves(0)) > 1 and shown < decisions:
+                cells = []
+                for seconds in times:
+                    searcher = ChampionPolicy(seconds=seconds, wall_limit=wall_limit, seed=1).searcher
+                    start = time.perf_counter()
+                    result = searcher.search(game, 0, seconds=seconds)
+                    cells.append(f"d{result.depth} ({time.perf_counter() - start:4.1f} s)")
+                print(f"  day {game.days_played + 1:2d} {game.to_wire(0)['phase']['name']:10s} " + "  ".join(f"{c:>12s}" for c in cells), flush=True)
+                shown += 1
+        moves = {p: (guide(game, p) if p == 0 else expert.decide(game, p)) for p in game.pending()}
+        for player, move in moves.items():
+            game.play(player, move)
 
 
 def make_policy(spec: str, seed: int) -> Policy:
@@ -137,6 +168,11 @@ def main() -> None:
     speed_cmd = commands.add_parser("speed", help="iterations and nodes per second")
     speed_cmd.add_argument("--seconds", type=float, default=2.0, help="search time per measurement")
     speed_cmd.add_argument("--base", action="store_true", help="base set instead of simple")
+    depth_cmd = commands.add_parser("depth", help="the champion's depth at several CPU budgets")
+    depth_cmd.add_argument("--times", default="0.1,0.5,2", help="CPU seconds a move, comma-separated (default %(default)s)")
+    depth_cmd.add_argument("--wall-limit", type=float, default=DEFAULT_WALL_LIMIT,
+                           help="the champion's wall-clock cap (default %(default)s)")
+    depth_cmd.add_argument("--base", action="store_true", help="base set instead of simple")
     match_cmd = commands.add_parser("match", help="in-process win rate of BOT against OPPONENT")
     match_cmd.add_argument("bot")
     match_cmd.add_argument("opponent")
@@ -147,6 +183,14 @@ def main() -> None:
     options = parser.parse_args()
     if options.command == "speed":
         speed(options.seconds, options.base)
+    elif options.command == "depth":
+        try:
+            times = [float(t) for t in options.times.split(",")]
+        except ValueError:
+            parser.error(f"--times: comma-separated seconds, got {options.times!r}")
+        if not times or min(times) <= 0 or options.wall_limit <= 0:
+            parser.error("--times and --wall-limit must be positive")
+        depth(times, options.wall_limit, options.base)
     else:
         match(options.bot, options.opponent, options.games, options.players, options.base, options.jobs)
 
