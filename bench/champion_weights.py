@@ -25,9 +25,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bots.search.evaluation import CHAMPION_WEIGHTS_FILE, FEATURES, Weights, load_weights, save_weights  # noqa: E402
-from exploit.matches import Match, play_match, records, tally  # noqa: E402
-
-SUITES = Path(__file__).resolve().parent.parent / "tournaments" / "suites"
+from exploit.matches import Match, play_match, tally  # noqa: E402
+from tournaments.make_suites import SUITES  # noqa: E402
+from tournaments.openings import suite_name  # noqa: E402
 
 
 def parse_setting(text: str) -> tuple[str, float]:
@@ -77,7 +77,7 @@ def main() -> None:
     weights_file = group / f"{name}.weights.json"
     save_weights(weights_with(options.settings), str(weights_file), f"champion.json with {name}")
     match = Match(f"champion --time {options.time:g} --weights {weights_file}", options.opponent,
-                  base=options.base, suite=str(SUITES / f"{cards}-2p.txt"))
+                  base=options.base, suite=str(SUITES / suite_name(2, options.base)))
     print(f"== {name}: {match.bot} vs {match.opponent}, {cards} set", flush=True)
     try:
         play_match(match, options.openings, group / f"{name}.jsonl", options.concurrency,
@@ -86,9 +86,9 @@ def main() -> None:
         print("\ninterrupted: finished games are stored; run the same command to resume", file=sys.stderr)
     print(f"{'variant':32s} {'score':>13s}  {'rate':>6s}  95% interval    wins draws losses  distinct")
     for path in sorted(group.glob("*.jsonl")):
-        if not records(path):
-            continue
         result = tally(path)
+        if not result.games:
+            continue
         low, high = result.interval
         losses = result.games - result.wins - result.draws
         print(f"{path.stem:32s} {result.score:>6g} / {result.games:<5d} {100 * result.rate:5.1f}%  "

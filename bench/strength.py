@@ -38,6 +38,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from exploit.matches import Match, play_match, records, tally  # noqa: E402
 from tournaments import PlayOptions, Store, round_robin  # noqa: E402
+from tournaments.make_suites import SUITES  # noqa: E402
+from tournaments.openings import suite_name  # noqa: E402
 from tournaments.stats.crosstable import wilson  # noqa: E402
 
 
@@ -91,14 +93,10 @@ fixed iteration count was the first choice; its games cost several
 times more for the same information."""
 
 
-SUITES = Path(__file__).resolve().parent.parent / "tournaments" / "suites"
-"""The tournament harness's balanced opening suites, {simple,base}-{2,3,4}p.txt:
-the champion's `openings` pairings use them where they exist, else 4
-random plies per game."""
-
-
 def _openings(base: bool, players: int) -> dict:
-    suite = SUITES / f"{'base' if base else 'simple'}-{players}p.txt"
+    """The tournament harness's balanced opening suite for the set and table
+    size (tournaments/suites) where it exists, else 4 random plies per game."""
+    suite = SUITES / suite_name(players, base)
     return {"suite": str(suite)} if suite.exists() else {"plies": 4}
 
 
