@@ -25,7 +25,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bots.search.evaluation import CHAMPION_WEIGHTS_FILE, FEATURES, Weights, load_weights, save_weights  # noqa: E402
+from driver.botspec import BotSpecError  # noqa: E402
 from exploit.matches import Match, play_match, tally  # noqa: E402
+from exploit.target import resolve_target  # noqa: E402
 from tournaments.make_suites import SUITES  # noqa: E402
 from tournaments.openings import suite_name  # noqa: E402
 
@@ -70,6 +72,12 @@ def main() -> None:
     options = parser.parse_args()
     if options.openings < 1 or options.time <= 0:
         parser.error("--openings and --time must be positive")
+    try:
+        ours = resolve_target(options.opponent).inprocess
+    except BotSpecError as problem:
+        parser.error(f"--opponent: {problem}")
+    if not ours:
+        parser.error(f"--opponent: {options.opponent!r} is not one of our bots (the games are played in-process)")
     cards = "base" if options.base else "simple"
     group = options.out / f"{options.opponent.split()[0]}-{cards}-{options.time:g}s"
     group.mkdir(parents=True, exist_ok=True)

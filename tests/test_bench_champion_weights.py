@@ -38,3 +38,10 @@ def test_an_unknown_feature_is_refused_with_the_known_ones(tmp_path: Path) -> No
     assert run.returncode == 2
     assert "charisma" in run.stderr and "firepower" in run.stderr
     assert not any(tmp_path.iterdir())
+
+
+def test_an_opponent_that_is_not_ours_is_refused_before_anything_is_written(tmp_path: Path) -> None:
+    run = _run("--opponent", f"{sys.executable} my_bot.py", "--out", str(tmp_path))
+    assert run.returncode == 2
+    assert "not one of our bots" in run.stderr and "Traceback" not in run.stderr
+    assert not any(tmp_path.iterdir())
