@@ -7,11 +7,11 @@ in process through the SDK and as real processes through the referee."""
 from __future__ import annotations
 
 import random
-from pathlib import Path
 from collections.abc import Callable
 
 import pytest
 
+import tracedata
 from bots.alphabeta import AlphaBetaPolicy
 from bots.decent_repro import decide_with
 from bots.evolved.bot import policy as evolved_policy
@@ -28,7 +28,7 @@ from driver.process import BotGroup
 from protocol.engine import ATTACKING, DEFENDING, INVESTING, Game
 from protocol.exactjson import dumps, loads
 
-LONG_TRACE = Path(__file__).resolve().parents[2] / "shared" / "traces" / "base_2p_points_decent_long.jsonl"
+LONG_TRACE = "base_2p_points_decent_long.jsonl"
 
 POLICIES: dict[str, Callable[[], Decide]] = {
     "random": lambda: random_policy(random.Random(1)),
@@ -45,9 +45,7 @@ SCALES = {"1.6e25": 16 * 10**24, "past a double": 10**400, "past 4300 digits": 7
 
 def trace_states() -> list[bytes]:
     """The long game's states in which a purse is past 2**62."""
-    if not LONG_TRACE.exists():
-        pytest.skip(f"no {LONG_TRACE}")
-    lines = [line for line in LONG_TRACE.read_bytes().splitlines() if b'"player"' in line]
+    lines = [line for line in tracedata.read_bytes(LONG_TRACE).splitlines() if b'"player"' in line]
     return [line for line in lines if any(p["coins"] > 2**62 for p in loads(line)["players"])]
 
 

@@ -2,32 +2,20 @@
 
 The game has no chance, so feeding each recorded answer back must give
 every recorded state exactly (as parsed JSON); the fault reason text is
-the only thing allowed to differ (docs of /work/shared/traces).
+the only thing allowed to differ (tests/data/traces/README.md).
 """
 from __future__ import annotations
 
 import json
-import os
 import re
-from pathlib import Path
 
 import pytest
 
+import tracedata
 from protocol.engine import FAULT, Game, IllegalMove, move_from_wire
 
 
-def _traces_dir() -> Path | None:
-    env = os.environ.get("ECONOMANCY_TRACES")
-    candidates = [Path(env)] if env else []
-    candidates.append(Path(__file__).resolve().parents[1].parent / "shared" / "traces")
-    for c in candidates:
-        if c.is_dir() and any(c.glob("*.jsonl")):
-            return c
-    return None
-
-
-TRACES = _traces_dir()
-FILES = sorted(TRACES.glob("*.jsonl")) if TRACES else []
+NAMES = tracedata.names()
 
 
 def _without_reason(state: dict) -> dict:
@@ -36,21 +24,21 @@ def _without_reason(state: dict) -> dict:
     return {**state, "phase": phase}
 
 
-def replay(path: Path) -> None:
-    lines = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+def replay(name: str) -> None:
+    lines = [json.loads(line) for line in tracedata.read_text(name).splitlines() if line.strip()]
     first = lines[0]
-    m = re.search(r"maxdays(\d+)", path.name)
+    m = re.search(r"maxdays(\d+)", name)
     game = Game(
         len(first["players"]),
-        base=path.name.startswith("base"),
+        base=name.startswith("base"),
         max_days=int(m.group(1)) if m else 100,
     )
     i = 0
     while i < len(lines) - 1:
         state = lines[i]
         p = state["player"]
-        assert game.to_wire(p) == state, f"{path.name}: line {i + 1} differs"
-        assert p in game.pending(), f"{path.name}: line {i + 1}: player {p} not pending"
+        assert game.to_wire(p) == state, f"{name}: line {i + 1} differs"
+        assert p in game.pending(), f"{name}: line {i + 1}: player {p} not pending"
         rebuilt = Game.from_wire(state, days_played=game.days_played, max_days=game.max_days)
         assert rebuilt.to_wire(p) == state and p in rebuilt.pending()
         assert rebuilt.legal_moves(p) == game.legal_moves(p)
@@ -68,19 +56,15 @@ def replay(path: Path) -> None:
     assert game.is_over
     got = game.to_wire()
     if game.phase == FAULT:
-        assert _without_reason(got) == _without_reason(final), f"{path.name}: final state differs"
+        assert _without_reason(got) == _without_reason(final), f"{name}: final state differs"
     else:
-        assert got == final, f"{path.name}: final state differs"
+        assert got == final, f"{name}: final state differs"
 
 
 def test_traces_present() -> None:
-    if not FILES:
-        if os.environ.get("CI"):
-            pytest.fail("golden traces not found (set ECONOMANCY_TRACES)")
-        pytest.skip("golden traces not found (set ECONOMANCY_TRACES)")
-    assert len(FILES) == 123
+    assert len(NAMES) == 123
 
 
-@pytest.mark.parametrize("path", FILES, ids=[f.stem for f in FILES])
-def test_trace(path: Path) -> None:
-    replay(path)
+@pytest.mark.parametrize("name", NAMES)
+def test_trace(name: str) -> None:
+    replay(name)

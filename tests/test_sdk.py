@@ -15,6 +15,7 @@ from pathlib import Path
 import orjson
 import pytest
 
+import tracedata
 from bots import registry
 from bots.random_bot import random_policy
 from bots.sdk import DayCounter, Session, option_parser, serve
@@ -314,7 +315,7 @@ def test_bots_start_without_pydantic() -> None:
 
 # --- exact numbers ------------------------------------------------------------
 
-LONG_TRACE = ROOT.parent / "shared" / "traces" / "base_2p_points_decent_long.jsonl"
+LONG_TRACE = "base_2p_points_decent_long.jsonl"
 
 
 def _rich_state(coins: tuple[int, int], seat: int = 0) -> bytes:
@@ -336,9 +337,7 @@ def test_states_beyond_64_bits_are_read_and_moves_written_exactly() -> None:
 
 
 def test_the_long_traces_states_are_answered() -> None:
-    if not LONG_TRACE.exists():
-        pytest.skip(f"no {LONG_TRACE}")
-    lines = [line for line in LONG_TRACE.read_bytes().splitlines() if b'"player"' in line]
+    lines = [line for line in tracedata.read_bytes(LONG_TRACE).splitlines() if b'"player"' in line]
     asked = 0
     for line in lines:
         session = Session(random_policy(random.Random(len(line))))

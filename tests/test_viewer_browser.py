@@ -19,12 +19,14 @@ from typing import Any
 
 import pytest
 
+import tracedata
+
 from protocol.cards import NAME_TO_ID, POINTS
 from tournaments.store import GameRecord, Store, compress_lines
 from viewer.export import write_page
 from viewer.model import build_replay
 
-TRACES = Path(__file__).resolve().parents[1] / ".." / "shared" / "traces"
+TRACES = tracedata.unpacked()
 KNOWN = TRACES / "base_4p_random_x4_3.jsonl"
 
 

@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+import tracedata
 from click.testing import CliRunner
 
 from driver.cli import driver
@@ -17,7 +19,7 @@ from tournaments.outcomes import Result
 from tournaments.report_games import WIN_KINDS, GameFacts, buy_profile, how_bots_win, ratings_over_time
 from tournaments.store import GameRecord, Store, compress_lines
 
-TRACES = Path(__file__).resolve().parents[1] / ".." / "shared" / "traces"
+TRACES = tracedata.unpacked()
 TRACE = TRACES / "simple_2p_random_decent_1.jsonl"
 
 

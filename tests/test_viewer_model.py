@@ -9,11 +9,13 @@ from typing import Any
 
 import pytest
 
+import tracedata
+
 from protocol.cards import NAME_TO_ID
 from viewer.model import TraceError, build_replay
 from viewer.page import json_for_script, replay_page
 
-TRACES = Path(__file__).resolve().parents[1] / ".." / "shared" / "traces"
+TRACES = tracedata.unpacked()
 STIPEND = "Sorcerer's Stipend"
 SIMPLE_SHOP = {"Board of Monopoly": 4, "Bubble": 2, "Ghost": 4, "Gold Fish": 2, "Incantation": 6,
                "Magic Bean Stock": 2, "Senior Worker": 4, "Worker": 4}

@@ -1,6 +1,6 @@
 """Replays one seat's recorded answers from a trace of the original driver.
 
-Usage: python -S replay.py TRACE SEAT
+Usage: python -S replay.py TRACE SEAT     (TRACE may be gzip-compressed: .gz)
 
 Answers each state that asks for a move with the next answer recorded
 for SEAT, byte for byte, whatever the state says: the conformance test
@@ -9,6 +9,7 @@ A recorded "timeout" is replayed as silence. Stdlib only, so that it
 starts fast under `python -S`.
 """
 
+import gzip
 import json
 import sys
 
@@ -16,7 +17,7 @@ import sys
 def recorded_answers(path, seat):
     answers = []
     asked = False
-    with open(path, "rb") as f:
+    with (gzip.open if path.endswith(".gz") else open)(path, "rb") as f:
         for line in f:
             value = json.loads(line)
             if isinstance(value, dict):
