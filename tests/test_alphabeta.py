@@ -11,7 +11,6 @@ from __future__ import annotations
 import itertools
 import random
 from itertools import product
-from types import SimpleNamespace
 
 import pytest
 
@@ -149,13 +148,14 @@ def test_a_seed_gives_the_same_move() -> None:
     assert moves == {1, 2}
 
 
-def test_a_depth_that_cannot_finish_is_not_started(monkeypatch) -> None:
+def test_a_depth_that_cannot_finish_is_not_started() -> None:
     """On a clock that advances with the work done, the search answers
     before its deadline: it stops after the last depth it can complete
     instead of burning the rest of the budget on one it would discard."""
     ticks = itertools.count()
-    monkeypatch.setattr(alphabeta_search, "time", SimpleNamespace(perf_counter=lambda: next(ticks) * 1e-3))
-    searcher = AlphaBeta(load_weights(), random.Random(0))
+    # The clock is handed to the searcher: its default is bound when the
+    # class is defined, so patching the time module would not reach it.
+    searcher = AlphaBeta(load_weights(), random.Random(0), clock=lambda: next(ticks) * 1e-3)
     budget = 20.0  # 20,000 ticks of the fake clock
     result = searcher.search(Game(2, base=True), 0, seconds=budget)
     assert result.depth >= 2
@@ -209,14 +209,16 @@ def test_four_players_finish_a_depth_inside_their_fights() -> None:
     assert result.nodes < 300_000
 
 
-def test_an_unfinished_first_depth_plays_the_expert_move(monkeypatch) -> None:
+def test_an_unfinished_first_depth_plays_the_expert_move() -> None:
     """When the deadline passes before any root move is searched, the answer
     is the expert rule's move, not the first move of the shuffled root
-    (a seeded coin toss): every seed gives the same move."""
+    (a seeded coin toss): every seed gives the same move. The searcher's
+    clock advances a second per reading, so the deadline passes at once
+    however fast the machine."""
     ticks = itertools.count()
-    monkeypatch.setattr(alphabeta_search, "time", SimpleNamespace(perf_counter=lambda: next(ticks)))
     game = _three_experts_against_two_cards()
-    moves = {AlphaBeta(load_weights(), random.Random(seed)).search(game, 3, seconds=0.5).move for seed in range(8)}
+    moves = {AlphaBeta(load_weights(), random.Random(seed), clock=lambda: next(ticks)).search(game, 3, seconds=0.5).move
+             for seed in range(8)}
     assert moves == {expert.decide(game, 3)}
 
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
-import time
+import tempfile
 from pathlib import Path
 
 import orjson
@@ -92,15 +93,16 @@ def test_draw_exit_status() -> None:
 
 
 def test_hidden_choices_are_asked_at_the_same_time() -> None:
-    # Each bot sleeps 2 s before each investing and buy answer: one day is
-    # one investing and one buy round, 8 s of thinking in all, 4 s if
-    # concurrent (and up to 3 s more for starting the bots on a loaded machine).
-    sleepy = script_bot("simple.py", "defender", "2")
-    started = time.monotonic()
-    result = play_game([sleepy, sleepy], GameOptions(max_days=1, timeout=10))
-    elapsed = time.monotonic() - started
-    assert result.fault is None and result.moves == 4
-    assert 4.0 <= elapsed < 7.0, elapsed  # one at a time: 8 s and more
+    # Each bot answers an investing or buy state only once both bots have
+    # been asked it (marks left in a shared directory): a referee that
+    # asked one at a time would leave the first waiting until it gives up.
+    with tempfile.TemporaryDirectory(dir="/tmp") as marks:
+        os.chmod(marks, 0o777)  # the bots may run as another user
+        bot = script_bot("rendezvous.py", marks, "2")
+        result = play_game([bot, bot], GameOptions(max_days=1, timeout=120))
+        assert result.fault is None, result.stderr
+        assert result.moves == 4
+        assert sorted(os.listdir(marks)) == ["1.0", "1.1", "2.0", "2.1"]
 
 
 def defending_states(trace: list[bytes]) -> list[dict]:

@@ -140,7 +140,10 @@ def test_a_wrong_token_or_another_seat_is_refused(server: Server) -> None:
     joined = server.post(f"/api/games/{game['id']}/join", {"name": "Bob"})[1]
     assert joined["seat"] == 1 and joined["token"] != game["token"]
     assert server.post(f"/api/games/{game['id']}/join", {"name": "Eve"})[0] == 409  # no seat left
-    for token in ("wrong", game["token"][:-1] + "x", "", 12):
+    token = game["token"]
+    near = token[:-1] + ("y" if token.endswith("x") else "x")  # one character off, never the token itself
+    assert near != token
+    for token in ("wrong", near, "", 12):
         ws = connect(server.ws + f"/ws/play/{game['id']}")
         ws.send(json.dumps({"token": token}))
         assert "not your seat" in json.loads(ws.recv(timeout=30)).get("error", "")
