@@ -67,6 +67,17 @@ class CheckReport:
     processes: int = 0  # processes started: one per game for a bot that is not reusable
     exits_after_a_game: bool = False
     writes_after_a_game: bool = False
+    leniency: Counter = field(default_factory=Counter)
+    """Answers in a form only a driver that reads one JSON value from the
+    stream accepts (ours and the original), by form: passed, but warned."""
+
+    def answer_forms(self) -> str:
+        """Whether every answer was one line ended by a newline, in words."""
+        if not self.leniency:
+            return "ok"
+        forms = "; ".join(f"{count} {form}" for form, count in sorted(self.leniency.items()))
+        return (f"warning: answers {forms} (accepted here and by the original driver, which read one"
+                " JSON value from the stream; a driver that reads lines would not)")
 
     @property
     def failures(self) -> list[Step]:
@@ -129,6 +140,7 @@ def check_bot(
     stderr = bytearray()
 
     def retire(bot: BotProcess) -> None:
+        report.leniency.update(bot.leniency)
         BotGroup([bot]).close()
         stderr.extend(bot.kept_stderr())
         del stderr[: max(0, len(stderr) - STDERR_LIMIT)]
@@ -156,6 +168,7 @@ def check_bot(
             group = BotGroup([proc])
             _check_game(group, report, number, n, base, number % n, fault, rng, timeout, max_days)
             group.detach()
+            proc.note_unterminated_answer()  # the bot had its silence after the end to write a newline
             if group.bots[0] is not proc:  # it exited after the last game and was restarted
                 report.exits_after_a_game = True
                 retire(proc)

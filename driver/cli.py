@@ -209,6 +209,7 @@ def check(bot: str, timeout: float, isolation: str, seed: int, verbose: bool) ->
         out(f"  {name:<12} {'ok' if not bad else f'{bad} failed{more}'}")
     warned = len(report.warnings)
     out(f"  {'after end':<12} {'silent' if not warned else f'{warned} warnings: output after the end (ignored)'}")
+    out(f"  {'answer form':<12} {report.answer_forms()}")
     out(f"reusable across games: {report.reuse()}")
     missing = report.missing()
     if missing:

@@ -1,11 +1,13 @@
-"""Bot processes: spawn, talk one line at a time, and clean up completely.
+"""Bot processes: spawn, talk one answer at a time, and clean up completely.
 
 A game's bots share one selector (`BotGroup`), so while the referee waits
 for one bot, every other bot's standard error is still drained and no
 bot can stall the game by filling a pipe. All pipes are non-blocking and
-read with `os.read`: a bot can send a line of any length or none at all
-without costing more than `line_limit` bytes of memory or the per-move
-timeout. A bot's exit is seen at once through a pidfd, not at the next
+read with `os.read`: a bot can send an answer of any length or none at
+all without costing more than `line_limit` bytes of memory or the
+per-move timeout. An answer is one JSON value, found in the output
+stream the way the original driver reads it (`driver.framing`): over
+several lines, with or without a newline after it. A bot's exit is seen at once through a pidfd, not at the next
 timeout.
 
 Each bot runs under an init of its own (`driver.isolation`), our direct
@@ -29,6 +31,7 @@ from dataclasses import dataclass
 from typing import Self
 
 from driver import isolation as _isolation
+from driver.framing import FoundKind, ValueScanner
 
 __all__ = [
     "LINE_LIMIT",
@@ -43,11 +46,11 @@ __all__ = [
 ]
 
 LINE_LIMIT = 1 << 20
-"""Longest answer line accepted (bytes, newline excluded)."""
+"""Longest answer accepted (bytes of its one JSON value, whitespace around it excluded)."""
 STDERR_LIMIT = 64 << 10
 """How much of each bot's standard error is kept (the most recent bytes)."""
 UNREAD_LIMIT = 4 * LINE_LIMIT
-"""Most unread output (complete lines nobody asked for) a bot may pile up."""
+"""Most unread output (answers nobody asked for) a bot may pile up."""
 EXIT_WAIT = 2.0
 """Seconds a bot that closed a pipe gets to exit before that, rather than its
 exit status, is the reason given (its init reports the status a moment later)."""
@@ -88,7 +91,7 @@ class BotStartError(OSError):
 
 
 class ReplyKind(enum.Enum):
-    LINE = "line"
+    LINE = "line"  # an answer: one JSON value's bytes (the name is the protocol's old framing)
     TIMEOUT = "timeout"
     TOO_LONG = "too long"
     CLOSED = "closed"
@@ -98,8 +101,9 @@ class ReplyKind(enum.Enum):
 class Reply:
     """What came back from a bot for one request: a line, or why not.
 
-    `line` is the answer without its newline (LINE), or the start of an
-    over-long one (TOO_LONG); `detail` says in words what went wrong.
+    `line` is the answer's bytes, the whitespace around it left out (LINE:
+    one JSON value, or the garbage up to the end of its line), or the start
+    of an over-long one (TOO_LONG); `detail` says in words what went wrong.
     """
 
     kind: ReplyKind
@@ -157,12 +161,16 @@ class BotProcess:
         self.pidfd: int | None = pidfd
         self._out = bytearray()  # unsent bytes for stdin
         self._buf = bytearray()  # received stdout not yet taken
-        self._discarding = False  # inside an over-long line: drop until its newline
+        self._scanner = ValueScanner(self.line_limit)  # where the next answer ends in _buf
         self._too_long: str | None = None
-        self._too_long_start = b""  # the first bytes of the over-long line
+        self._too_long_start = b""  # the first bytes of the over-long answer
+        self._unterminated = False  # the last answer taken has no newline after it yet
+        self.leniency: dict[str, int] = {}
+        """Answers that relied on the original's way of reading (one JSON value
+        from the stream), by form: `driver check` warns about them."""
         self._stdin_broken = False
         self.awaiting = 0  # requests sent whose answer has not been taken yet
-        self.answered = 0  # answer lines taken: 0 until the bot has started up and answered once
+        self.answered = 0  # answers taken: 0 until the bot has started up and answered once
         self.games = 0  # final states sent: games this process has finished
         self.stdout_eof = False
         self.stderr_eof = stderr_fd is None
@@ -320,24 +328,13 @@ class BotProcess:
             self.stdout_eof = True
 
     def _take_in(self, data: bytes) -> None:
-        if self._discarding:
-            nl = data.find(b"\n")
-            if nl < 0:
-                return
-            self._discarding = False
-            data = data[nl + 1 :]
         buf = self._buf
+        if self._too_long is not None:
+            return  # the bot forfeits at its next answer: keep nothing more
         buf += data
-        last_nl = buf.rfind(b"\n")
-        if len(buf) - last_nl - 1 > self.line_limit:
-            # The unfinished line is already too long: report it now, drop the rest.
-            self._too_long_start = bytes(buf[last_nl + 1 : last_nl + 1 + _KEEP_OF_LONG_LINE])
-            del buf[last_nl + 1 :]
-            self._discarding = True
-            if self._too_long is None:
-                self._too_long = f"answer line longer than {self.line_limit} bytes"
-        elif len(buf) > UNREAD_LIMIT and self._too_long is None:
+        if len(buf) > UNREAD_LIMIT + self.line_limit:
             self._too_long = f"more than {UNREAD_LIMIT} bytes of unrequested output"
+            self._too_long_start = bytes(buf[:_KEEP_OF_LONG_LINE])
             buf.clear()
 
     def _read_stderr(self) -> None:
@@ -355,25 +352,22 @@ class BotProcess:
     # -- protocol ----------------------------------------------------------
 
     def take_reply(self) -> Reply | None:
-        """The next answer line if one is complete, a closed/too-long reply, or None."""
+        """The next answer if one is complete, a closed/too-long reply, or None."""
         buf = self._buf
-        while True:
-            nl = buf.find(b"\n")
-            if nl < 0:
-                break
-            line = bytes(buf[:nl])
-            del buf[: nl + 1]
-            if len(line) > self.line_limit:
+        if self._too_long is None:
+            found = self._scanner.find(buf, eof=self.stdout_eof)
+            if found is not None:
+                answer = bytes(buf[found.start : found.end])
+                del buf[: found.after]
                 self.awaiting -= 1
-                return Reply(
-                    ReplyKind.TOO_LONG,
-                    line[:_KEEP_OF_LONG_LINE],
-                    f"answer line longer than {self.line_limit} bytes",
-                )
-            if line.strip():
-                self.awaiting -= 1
+                if found.kind is FoundKind.TOO_LONG:
+                    self._too_long = f"answer longer than {self.line_limit} bytes"
+                    self._too_long_start = answer[:_KEEP_OF_LONG_LINE]
+                    buf.clear()
+                    return Reply(ReplyKind.TOO_LONG, self._too_long_start, self._too_long)
+                self._note_form(answer, found.newline_before)
                 self.answered += 1
-                return Reply(ReplyKind.LINE, line)
+                return Reply(ReplyKind.LINE, answer)
         if self._too_long is not None:
             return Reply(ReplyKind.TOO_LONG, self._too_long_start, self._too_long)
         if not (self.exited or self.stdout_eof or self._stdin_broken):
@@ -387,6 +381,25 @@ class BotProcess:
             if now - self._closed_at < EXIT_WAIT:
                 return None
         return self.closed_reply()
+
+    def _note_form(self, answer: bytes, newline_before: bool) -> None:
+        """Count the answer forms only the original's way of reading accepts."""
+        if b"\n" in answer:
+            self._lenient("spread over several lines")
+        if self._unterminated and not newline_before:
+            self._lenient("not followed by a newline")
+        self._unterminated = True
+
+    def _lenient(self, form: str) -> None:
+        self.leniency[form] = self.leniency.get(form, 0) + 1
+
+    def note_unterminated_answer(self) -> None:
+        """Count the last answer as unterminated if nothing but spaces followed
+        it (called once the bot had its time to write the newline: when the
+        game's final state has gone out and the bot stayed silent)."""
+        if self._unterminated and b"\n" not in self._buf:
+            self._lenient("not followed by a newline")
+        self._unterminated = False
 
     def _closed(self) -> str | None:
         if self.exited or self.stdout_eof:

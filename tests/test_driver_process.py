@@ -32,15 +32,23 @@ def test_lines_are_assembled_split_and_blank_lines_skipped() -> None:
     assert [(r.kind, r.line) for r in answers] == [(ReplyKind.LINE, b"[12]"), (ReplyKind.LINE, b"[3]")]
 
 
-def test_over_long_line_is_reported_before_it_ends() -> None:
-    program = "import sys, time\nsys.stdout.write('x' * 5000); sys.stdout.flush(); time.sleep(30)\n"
-    started = time.monotonic()
+def test_over_long_answer_is_reported_before_it_ends() -> None:
+    # An array that never closes: reported once it passes the limit, not
+    # at the timeout (which would make the reply a TIMEOUT).
+    program = "import sys, time\nsys.stdout.write('[' + '1,' * 5000); sys.stdout.flush(); time.sleep(30)\n"
     group = group_of(program, line_limit=1000)
-    ((_, reply),) = group.replies([0], 10)
+    ((_, reply),) = group.replies([0], 20)
     close_soon(group)
-    assert reply.kind is ReplyKind.TOO_LONG and reply.line.startswith(b"xxx")
+    assert reply.kind is ReplyKind.TOO_LONG and reply.line.startswith(b"[1,1,")
     assert "longer than 1000 bytes" in reply.detail
-    assert time.monotonic() - started < 5
+
+
+def test_garbage_is_reported_at_once_with_its_line() -> None:
+    program = "import sys, time\nsys.stdout.write('x' * 500); sys.stdout.flush(); time.sleep(30)\n"
+    group = group_of(program, line_limit=1000)
+    ((_, reply),) = group.replies([0], 20)
+    close_soon(group)
+    assert reply.kind is ReplyKind.LINE and reply.line.startswith(b"xxx")
 
 
 def test_closed_output_of_a_running_bot() -> None:
@@ -73,8 +81,8 @@ def test_prompt_bots_are_closed_without_waiting_for_grace() -> None:
     group.send(0, b"[0]")
     assert next(group.replies([0], 5))[1].line == b"[0]"
     started = time.monotonic()
-    group.close(exit_grace=5, term_grace=5)
-    assert time.monotonic() - started < 4  # not the 5 s of grace
+    group.close(exit_grace=120, term_grace=120)
+    assert time.monotonic() - started < 60  # not the 120 s of grace (a margin no load eats)
     assert [b.returncode() for b in group.bots] == [0, 0]
 
 

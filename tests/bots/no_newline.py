@@ -1,4 +1,4 @@
-"""Writes a valid answer but never ends the line."""
+"""Writes [0] for every state, never a newline (a JSON value needs none)."""
 import sys
 
 import botlib
