@@ -360,7 +360,7 @@ def export_cmd(db: Path, output: Path, tournament_id: int | None) -> None:
 
 def _ladder_db(f: F) -> F:
     return click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=None,
-                        help=f"Ladder database [default: {default_db()}].")(f)
+                        help=f"Ladder database [default: {default_db(create=False)}].")(f)
 
 
 def _ladder_options(f: F) -> F:

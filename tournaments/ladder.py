@@ -39,11 +39,16 @@ from tournaments.workers import PlayOptions
 LADDER_KIND = "ladder"
 
 
-def default_db() -> Path:
-    """The ladder database in the platform's user data directory."""
+def default_db(create: bool = True) -> Path:
+    """The ladder database in the platform's user data directory. Its folder
+    is created (`create`), since a new user has none yet and every command
+    that uses the default (the ladder, `driver serve`) must just work."""
     from platformdirs import user_data_path
 
-    return user_data_path("economancy-arena", appauthor=False) / "ladder.sqlite"
+    path = user_data_path("economancy-arena", appauthor=False) / "ladder.sqlite"
+    if create:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    return path
 
 
 @dataclass(frozen=True)
@@ -106,10 +111,7 @@ class Ladder:
 
     @classmethod
     def open(cls, db: str | Path | None = None) -> "Ladder":
-        if db is None:
-            db = default_db()
-            db.parent.mkdir(parents=True, exist_ok=True)
-        return cls(Store.open(db))
+        return cls(Store.open(default_db() if db is None else db))
 
     def close(self) -> None:
         self.store.close()

@@ -1,0 +1,270 @@
+"""The docs are a contract: every shell command they show runs.
+
+Collected from README.md and docs/*.md: every line of a fenced block
+marked `sh`, `bash` or `shell` (a trailing backslash continues a line),
+and every inline code span that starts with `.venv/bin/` (a whole
+command in the prose). Blocks without a language are synopses and
+output samples: not run. Each block (or inline command) is one test,
+run line by line with bash (pipefail) in a fresh directory that holds
+links to the repository's files and `.venv` (this interpreter's
+environment), so that the docs' relative paths work and what the
+commands write stays there.
+
+A command the test must run differently says so in an HTML comment
+right before its block or span (invisible on the rendered page):
+
+    <!-- docs-test: slow; sub "--games 50" "--games 4"; exit 0,3 -->
+
+- `sub "OLD" "NEW"`: replace text in each command (shrink game counts,
+  budgets; the docs keep the real figures);
+- `exit N,M`: exit statuses that mean success (default 0; `driver run`
+  exits 3 for a draw);
+- `slow`: only in the slow set (`-m slow`), for commands of minutes;
+- `timeout S`: seconds per command (default 600);
+- `background S`: a server: it must still run after S seconds, and is
+  then stopped (SIGINT);
+- `clone`: run in a fresh copy of the repository's tracked files, with
+  no `.venv` (the quick start);
+- `requires PROGRAM`: skipped where PROGRAM is not on PATH (node);
+- `skip REASON`: not run, with the reason (another test covers it).
+
+A new command in the docs is picked up with no change here.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from protocol.cards import CARDS
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+SHELL_LANGUAGES = ("sh", "bash", "shell")
+DEFAULT_TIMEOUT = 600.0
+
+_FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```", re.S | re.M)
+_DIRECTIVE = re.compile(r"<!--\s*docs-test:(.*?)-->", re.S)
+_INLINE = re.compile(r"`(\.venv/bin/[^`\n]+)`")
+
+
+@dataclass
+class Directives:
+    """How to run one documented block (see the module's docstring)."""
+
+    subs: list[tuple[str, str]] = field(default_factory=list)
+    exits: tuple[int, ...] = (0,)
+    slow: bool = False
+    timeout: float = DEFAULT_TIMEOUT
+    background: float | None = None
+    clone: bool = False
+    requires: list[str] = field(default_factory=list)
+    skip: str | None = None
+
+
+@dataclass
+class Documented:
+    """One block (or inline command) of a document, at its line."""
+
+    where: str
+    commands: list[str]
+    directives: Directives
+
+
+def parse_directives(text: str) -> Directives:
+    """Read `a; b; c` directives; an unknown one is an error, so that a typo
+    cannot silently run the docs' real (long) command."""
+    out = Directives()
+    for part in filter(None, (p.strip() for p in text.split(";"))):
+        word, _, rest = part.partition(" ")
+        if word == "sub":
+            old, new = shlex.split(rest)
+            out.subs.append((old, new))
+        elif word == "exit":
+            out.exits = tuple(int(n) for n in rest.split(","))
+        elif word == "slow":
+            out.slow = True
+        elif word == "timeout":
+            out.timeout = float(rest)
+        elif word == "background":
+            out.background = float(rest)
+        elif word == "clone":
+            out.clone = True
+        elif word == "requires":
+            out.requires.append(rest.strip())
+        elif word == "skip":
+            out.skip = rest.strip() or "no reason given"
+        else:
+            raise ValueError(f"unknown docs-test directive {word!r} in {text!r}")
+    return out
+
+
+def _directives_before(text: str, start: int) -> Directives:
+    """The directives of the comment that ends just before `start` (blank
+    space between them allowed), or the defaults."""
+    before = text[:start].rstrip()
+    m = _DIRECTIVE.fullmatch(before[before.rfind("<!--"):]) if before.endswith("-->") else None
+    return parse_directives(m.group(1)) if m else Directives()
+
+
+def _lines(body: str) -> list[str]:
+    commands, current = [], ""
+    for line in body.splitlines():
+        if line.rstrip().endswith("\\"):
+            current += line.rstrip()[:-1] + " "
+            continue
+        current += line
+        if current.strip():
+            commands.append(current.strip())
+        current = ""
+    return commands
+
+
+def collect(path: Path) -> list[Documented]:
+    """Every documented command of one markdown file, in order."""
+    text = path.read_text()
+    name = path.relative_to(ROOT).as_posix()
+    found = []
+    for m in _FENCE.finditer(text):
+        if m.group(1) in SHELL_LANGUAGES:
+            line = text.count("\n", 0, m.start()) + 1
+            found.append(Documented(f"{name}:{line}", _lines(m.group(2)), _directives_before(text, m.start())))
+    prose = _FENCE.sub(lambda m: "\n" * m.group(0).count("\n"), text)  # keep line numbers
+    for m in _INLINE.finditer(prose):
+        line = prose.count("\n", 0, m.start()) + 1
+        found.append(Documented(f"{name}:{line}", [m.group(1)], _directives_before(prose, m.start())))
+    return found
+
+
+ALL = [d for path in DOCS for d in collect(path)]
+
+
+def _params() -> list[object]:
+    params = []
+    for d in ALL:
+        marks = [pytest.mark.slow] if d.directives.slow else []
+        if d.directives.skip:
+            marks.append(pytest.mark.skip(reason=d.directives.skip))
+        for program in d.directives.requires:
+            if shutil.which(program) is None:
+                marks.append(pytest.mark.skip(reason=f"{program} is not installed"))
+        params.append(pytest.param(d, id=f"{d.where} {d.commands[0][:60]}", marks=marks))
+    return params
+
+
+def _workspace(tmp_path: Path, clone: bool) -> Path:
+    """Where the commands run: links to the repository's files (or a copy
+    of the tracked ones) and, unless cloning, `.venv` to this environment."""
+    work = tmp_path / "work"
+    work.mkdir()
+    if clone:
+        listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
+        for name in filter(None, listed.decode().split("\0")):
+            source, target = ROOT / name, work / name
+            if source.is_file():
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(source, target)
+        return work
+    for entry in ROOT.iterdir():
+        if entry.name not in (".venv", ".git") and not entry.name.endswith(".egg-info"):
+            (work / entry.name).symlink_to(entry)
+    (work / ".venv").symlink_to(Path(sys.prefix))
+    return work
+
+
+def _run(command: str, work: Path, d: Directives) -> None:
+    for old, new in d.subs:
+        command = command.replace(old, new)
+    home = work.parent / "home"  # what a command keeps in the user's home (the ladder) stays here
+    home.mkdir(exist_ok=True)
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "HOME": str(home)}
+    for name in ("VIRTUAL_ENV", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "ECONOMANCY_SERVER"):
+        env.pop(name, None)
+    if d.background is not None:
+        proc = subprocess.Popen(["bash", "-o", "pipefail", "-c", f"exec {command}"], cwd=work, env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            time.sleep(d.background)
+            assert proc.poll() is None, f"{command!r} exited with {proc.returncode}:\n" + proc.stdout.read().decode()
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGINT)
+                try:
+                    proc.wait(60)
+                except subprocess.TimeoutExpired:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                    proc.wait()
+        return
+    done = subprocess.run(["bash", "-o", "pipefail", "-c", command], cwd=work, env=env, capture_output=True,
+                          timeout=d.timeout, stdin=subprocess.DEVNULL)
+    assert done.returncode in d.exits, (
+        f"{command!r} exited with {done.returncode}\n--- stdout\n{done.stdout.decode(errors='replace')[-3000:]}"
+        f"\n--- stderr\n{done.stderr.decode(errors='replace')[-3000:]}"
+    )
+
+
+@pytest.mark.parametrize("documented", _params())
+def test_documented_command_runs(documented: Documented, tmp_path: Path) -> None:
+    work = _workspace(tmp_path, documented.directives.clone)
+    for command in documented.commands:
+        _run(command, work, documented.directives)
+
+
+# --- the collector itself, and the docs' other promises -------------------------
+
+
+def test_directives_are_read_and_a_typo_is_refused() -> None:
+    text = 'x\n<!-- docs-test: slow; sub "--games 50" "--games 4"; exit 0,3 -->\n```sh\nrun --games 50 \\\n  -o x\n```\n'
+    path = ROOT / "build" / "docs-test-sample.md"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(text)
+    try:
+        (d,) = collect(path)
+    finally:
+        path.unlink()
+    assert d.commands == ["run --games 50    -o x"]
+    assert d.directives.slow and d.directives.exits == (0, 3) and d.directives.subs == [("--games 50", "--games 4")]
+    with pytest.raises(ValueError, match="unknown docs-test directive"):
+        parse_directives("slwo")
+
+
+def test_the_docs_show_commands() -> None:
+    assert len(ALL) >= 20  # the collector finds them (a broken pattern would find none)
+
+
+def test_no_path_outside_the_repository() -> None:
+    for path in [*DOCS, *sorted((ROOT / "tests").glob("*.py"))]:
+        text = path.read_text()
+        for bad in ("../shared", "/work/", "../../"):
+            assert bad not in text or path.name == "test_docs.py", f"{path.name} refers to {bad}"
+
+
+def test_the_rules_card_table_is_the_engines() -> None:
+    """docs/rules.md's table, column by column, against protocol.cards."""
+    rows = {}
+    for line in (ROOT / "docs" / "rules.md").read_text().splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 10 and cells[0] in {c.name for c in CARDS}:
+            rows[cells[0]] = cells
+    assert len(rows) == len(CARDS)
+
+    def shown(value: int | None) -> str:
+        return "-" if value is None else str(value)
+
+    for card in CARDS:
+        _, cost, atk, def_, attacks, defends, points, copies, _, sets = rows[card.name]
+        assert (cost, atk, def_) == (shown(card.cost), shown(card.atk), shown(card.def_)), card.name
+        assert (attacks, defends, points) == (str(card.attacks), str(card.defends), str(card.points)), card.name
+        if card.id:
+            assert copies == str(card.per_player), card.name
+            assert sets == ("simple, base" if card.id <= 8 else "base"), card.name
