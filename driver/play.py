@@ -575,13 +575,14 @@ def play(bots: Sequence[str], base: bool, seat: int, name: str | None, clock: fl
             specs.append(parse_bot(text))
         except BotSpecError as e:
             raise click.BadParameter(str(e), param_hint="BOT") from None
-    run_play(specs, seat, name, _game_options(specs, seat, base, max_days, timeout, fair, seed, isolation,
-                                              startup, margin, bot_options), trace, clock)
+    options = game_options_for(specs, seat, base=base, max_days=max_days, timeout=timeout, fair=fair, seed=seed,
+                               isolation=isolation, startup=startup, margin=margin, bot_options=bot_options)
+    run_play(specs, seat, name, options, trace, clock)
 
 
-def _game_options(specs: Sequence[BotSpec], seat: int, base: bool, max_days: int, timeout: float, fair: bool,
-                  seed: int | None, isolation: str, startup: float | None, margin: float,
-                  bot_options: Sequence[tuple[str, str]]) -> GameOptions:
+def game_options_for(specs: Sequence[BotSpec], seat: int, *, base: bool, max_days: int, timeout: float, fair: bool,
+                     seed: int | None, isolation: str, startup: float | None, margin: float,
+                     bot_options: Sequence[tuple[str, str]]) -> GameOptions:
     """GameOptions for the bots as `driver run` builds them (per-bot options
     by name), the person's seat left free (`play_person` fills it)."""
     from driver.botspec import BotSpecError, options_by_seat

@@ -223,9 +223,9 @@ def render_board(console: Console, view: dict[str, Any], state_index: int, me: i
             tags.append("out")
         if phase.get("name") == "attacking" and phase.get("attacker") == seat:
             tags.append("attacker")
-        if phase.get("name") == "end" and phase.get("winner") == seat:
+        if phase.get("name") == "end" and type(phase.get("winner")) is int and phase.get("winner") == seat:
             tags.append("winner")
-        if phase.get("name") == "fault" and phase.get("forfiet") == seat:
+        if phase.get("name") == "fault" and type(phase.get("forfiet")) is int and phase.get("forfiet") == seat:
             tags.append("forfeited")
         line.pad_right(max(0, width + 2 - len(line.plain)))
         line.append(f" coins {coins}  buys {buys}  points {_points(view, st, seat)}/{POINTS_TO_WIN}")
@@ -261,7 +261,7 @@ def render_board(console: Console, view: dict[str, Any], state_index: int, me: i
         entry.append(f"{card['name']:<17} ", style="dim" if str(count) == "0" else "")
         entry.append(f"{card['cost']}c ")
         entry.append(f"{card['atk']}/{card['def']} ", style="dim")
-        entry.append(f"{'x' + str(count):<3}" if str(count) != "0" else "out", style="dim" if str(count) == "0" else "")
+        entry.append(f"{'x' + str(count):<3}", style="dim" if str(count) == "0" else "")
         if card["points"]:
             entry.append(f" {card['points']}pt", style="bold")
         entries.append(entry)

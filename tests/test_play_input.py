@@ -137,3 +137,20 @@ def test_board_fits_80_columns_without_colour_on_a_pipe() -> None:
     assert "\x1b" not in text
     assert max(len(x) for x in text.splitlines()) <= 80
     assert " 13 Golem" in text and "(you)" in text
+
+
+def test_a_draw_has_no_winner_on_the_board() -> None:
+    """The wire's `"winner": false` is not seat 0 (False == 0 in Python)."""
+    from protocol.exactjson import dumps
+    from server.live import build_view
+
+    game = Game(2, max_days=1)
+    while not game.is_over:
+        for seat in game.pending():
+            game.play(seat, 0 if game.phase == INVESTING else PASS)
+    assert game.to_wire()["phase"] == {"name": "end", "winner": False}
+    view = build_view([dumps(game.to_wire())], ["alice", "bot"], None)
+    out = io.StringIO()
+    render_board(make_console(out), view, 0, 0)
+    assert "winner" not in out.getvalue()
+    assert describe(view, view["steps"][-1]) == "Draw: the day limit was reached with no winner."

@@ -206,3 +206,30 @@ def test_colour_in_a_terminal(tmp_path: Path) -> None:
     parameters = [p for seq in re.findall(rb"\x1b\[([0-9;]*)m", (tmp_path / "screen.log").read_bytes())
                   for p in seq.split(b";")]
     assert [p for p in parameters if re.fullmatch(rb"3[0-9]|4[0-9]|9[0-7]|10[0-7]", p)] != []
+
+
+def test_evolve_play_meets_the_runs_strongest(tmp_path: Path) -> None:
+    """`evolve play KEY`: the person against the stored run's leader and
+    next strongest genomes, on the run's card set."""
+    import random
+
+    from bots.evolved.ga import Settings
+    from bots.evolved.genome import random_genome
+    from bots.evolved.store import Store
+
+    rng = random.Random(4)
+    store = Store("mine", root=tmp_path / "economancy-arena" / "evolved")
+    settings = Settings(population=8, generations=1, players=3, base=True)
+    store.create(settings.to_json(), overwrite=False)
+    population = [random_genome(rng) for _ in range(8)]
+    store.append_generation({"generation": 1, "best": 1.0, "leader": population[0].to_json()}, population)
+    assert store.strongest(2) == population[:2]
+    result = subprocess.run([str(Path(sys.executable).with_name("evolve")), "play", "mine", "--max-days", "3",
+                             "--name", "bob", "--isolation", "none"],
+                            input=b"0\n" * 60, cwd=tmp_path, capture_output=True, timeout=120,
+                            env={**os.environ, "XDG_DATA_HOME": str(tmp_path)})
+    assert result.returncode in (0, 3), result.stderr
+    screen = result.stdout.decode()
+    assert "You are seat 0, bob, against mine-1, mine-2." in screen
+    assert "Golem" in screen  # the run's base set
+    assert "Game over" in screen
