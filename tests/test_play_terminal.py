@@ -233,3 +233,43 @@ def test_evolve_play_meets_the_runs_strongest(tmp_path: Path) -> None:
     assert "You are seat 0, bob, against mine-1, mine-2." in screen
     assert "Golem" in screen  # the run's base set
     assert "Game over" in screen
+
+
+def test_the_clock_forfeits_a_person_who_does_not_answer(tmp_path: Path) -> None:
+    """--clock: the prompt counts down, and past it the referee forfeits the
+    person as it would a bot; the prompt is withdrawn and the end shown."""
+    mark = new_mark()
+    child = _spawn(["random", "--seed", "1", "--clock", "3", "--name", "alice", "--trace", "t.jsonl"], tmp_path, mark)
+    child.expect(r"How much do you invest\?")
+    child.expect(r"\[\d s\] ")
+    child.expect(r"alice forfeits: timeout: no answer within 3 s")
+    child.expect(r"You forfeit\.")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 4
+    final = orjson.loads((tmp_path / "t.jsonl").read_bytes().splitlines()[-1])
+    assert final["phase"] == {"name": "fault", "forfiet": 0, "reason": "timeout: no answer within 3 s"}
+    assert wait_until_gone(mark) == []
+
+
+def test_a_terminal_that_goes_away_ends_the_game_and_restores_the_terminal(tmp_path: Path) -> None:
+    """SIGHUP (an SSH connection dropped) while the prompt is up: the game is
+    abandoned as `driver run`'s is, the bots ended, and the terminal left
+    in its usual mode (prompt_toolkit's raw mode undone)."""
+    mark = new_mark()
+    command = f"{DRIVER} play random random --seed 2 --trace t.jsonl; echo status=$?; stty -a"
+    child = pexpect.spawn("bash", ["-c", command], cwd=str(tmp_path), dimensions=(24, 80), timeout=120,
+                          env={**os.environ, MARK_VARIABLE: mark, "TERM": "xterm"})
+    child.logfile_read = open(tmp_path / "screen.log", "wb")
+    child.expect(r"How much do you invest\?")
+    child.expect(">")
+    driver = int(Path(f"/proc/{child.pid}/task/{child.pid}/children").read_text().split()[0])
+    os.kill(driver, 1)  # SIGHUP
+    child.expect(r"the referee was stopped \(SIGHUP\); game abandoned, its bots ended")
+    child.expect(r"status=129")
+    child.expect(pexpect.EOF)
+    settings = child.before.decode()
+    assert re.search(r"(?<!-)icanon", settings) and re.search(r"(?<![-\w])echo\b", settings), settings
+    assert wait_until_gone(mark) == []
+    last = orjson.loads((tmp_path / "t.jsonl").read_bytes().splitlines()[-1])
+    assert last == {"meta": "aborted", "reason": "the referee was stopped (SIGHUP)"}
