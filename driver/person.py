@@ -79,7 +79,9 @@ def phase_question(game: Game, me: int) -> str:
     if game.phase == ATTACKING:
         return "You attack: with which card? (its # or name; pass to stop attacking)"
     if game.phase == DEFENDING:
-        return "You are attacked: which card defends? (its # or name)"
+        attacker = game.attacker
+        card = CARDS[game.cards(attacker)[game.attacker_card][0]]
+        return f"{card.name} (attack {card.atk}, defense {card.def_}) attacks you: which card defends?"
     if game.phase == BUY:
         return (f"What do you buy? (shop number or name, 0 to pass; {game.buys(me)} buy"
                 f"{'s' if game.buys(me) != 1 else ''} left; hidden)")

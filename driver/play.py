@@ -85,6 +85,13 @@ def default_name() -> str:
         return "person"
 
 
+def display_names(names: Sequence[str]) -> list[str]:
+    """Seat names as the screen shows them: a name that two seats share
+    (`driver play random random`) gets its seat number, so that "random
+    attacks" says which one; the trace keeps the names as given."""
+    return [f"{n} ({i})" if names.count(n) > 1 else n for i, n in enumerate(names)]
+
+
 class PersonSeat(NetworkSeat):
     """The referee's side of the person's seat: a network seat's pipes
     (`server.seat.NetworkSeat`), told apart so that leaving on purpose
@@ -455,7 +462,7 @@ def play_person(
     trace = TraceOut(trace_out)
     if interactive is None:
         interactive = sys.stdin.isatty() and sys.stdout.isatty()
-    terminal = Terminal(seat, me, [s.name for s in specs], trace, clock=clock, interactive=interactive,
+    terminal = Terminal(seat, me, display_names([s.name for s in specs]), trace, clock=clock, interactive=interactive,
                         console=console or make_console())
     thread = threading.Thread(target=terminal.run, name="screen", daemon=True)
     thread.start()

@@ -80,6 +80,8 @@ def describe(view: dict[str, Any], step: dict[str, Any], me: int | None = None) 
     ev = step.get("ev") or {}
     kind = step.get("k")
     if kind == "ask":
+        if "a" not in step:
+            return f"Waiting for {_name(view, step['p'])}: {_asking(view, step)}"
         return f"{_name(view, step['p'])} {_answer(view, step)}" + (
             " (not a legal move)" if (step.get("m") or {}).get("bad") else "")
     if kind == "reveal" and ev.get("type") == "invest":
@@ -124,12 +126,22 @@ def describe(view: dict[str, Any], step: dict[str, Any], me: int | None = None) 
     return ""
 
 
+def _asking(view: dict[str, Any], step: dict[str, Any]) -> str:
+    phase = view["states"][step["s"]]["phase"]
+    if phase.get("name") == "investing":
+        return "how much to invest (hidden from the others)"
+    if phase.get("name") == "buy":
+        return "what to buy (hidden from the others)"
+    if phase.get("name") == "attacking":
+        return "which card attacks (or 0 to stop)" if phase.get("attacker_card") is False \
+            and phase.get("attacker") == step["p"] else "which card defends"
+    return "a move"
+
+
 def _answer(view: dict[str, Any], step: dict[str, Any]) -> str:
     m = step.get("m") or {}
-    if "a" not in step:
-        return "is thinking\u2026"
     if step["a"] is None:
-        return "gives no answer"
+        return "no answer"
     if "invest" in m:
         return f"invests {m['invest']}"
     if m.get("pass"):

@@ -7,7 +7,7 @@ import io
 
 import pytest
 
-from driver.person import Command, Move, Refusal, card_help, match_card, read_input
+from driver.person import Command, Move, Refusal, card_help, match_card, phase_question, read_input
 from driver.screen import CARDS_TABLE, describe, make_console, render_board
 from protocol.cards import NAME_TO_ID, PASS
 from protocol.engine import ATTACKING, BUY, DEFENDING, INVESTING, Game
@@ -85,6 +85,7 @@ def test_attacking_and_defending() -> None:
     assert read_input("5", game, 0) == Refusal("you have cards #0 to #2")
     game.play(0, 1)
     assert game.phase == DEFENDING
+    assert phase_question(game, 1) == "Ghost (attack 3, defense 2) attacks you: which card defends?"
     assert read_input("pass", game, 1) == Refusal("a defender cannot pass: choose one of your cards that can defend")
     refused = read_input("0", game, 1)
     assert isinstance(refused, Refusal) and "Sorcerer's Stipend (#0) cannot defend" in refused.why
@@ -154,3 +155,58 @@ def test_a_draw_has_no_winner_on_the_board() -> None:
     render_board(make_console(out), view, 0, 0)
     assert "winner" not in out.getvalue()
     assert describe(view, view["steps"][-1]) == "Draw: the day limit was reached with no winner."
+
+
+def test_seats_sharing_a_name_are_told_apart_on_screen() -> None:
+    from driver.play import display_names
+
+    assert display_names(["ada", "random", "expert", "random"]) == ["ada", "random (1)", "expert", "random (3)"]
+    assert display_names(["ada", "champion"]) == ["ada", "champion"]
+
+
+def test_the_sentences_are_the_replay_pages(tmp_path) -> None:
+    """driver.screen.describe says what the replay page's describe
+    (viewer/static/table.js) says, step for step, over whole games with
+    attacks, faints, eliminations, contested buys and a forfeit: the page's
+    sentences run under node and are compared with ours."""
+    import json
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from viewer.model import build_replay
+
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed: the page's JavaScript cannot run here")
+    driver = str(Path(sys.executable).with_name("driver"))
+    traces = []
+    for seed, bots in ((6, ["expert", "random"]), (1, ["expert", "random", "random"]), (2, ["expert", "expert"]),
+                       (3, ["random", "tests/bots/illegal.py"])):
+        bots = [f"{sys.executable} {Path(__file__).parent / 'bots' / 'illegal.py'}" if b.endswith("illegal.py") else b
+                for b in bots]
+        run = subprocess.run([driver, "run", *bots, "--seed", str(seed), "--max-days", "40", "--isolation", "none"],
+                             capture_output=True, timeout=120)
+        traces.append(run.stdout)
+    cases = []
+    for trace in traces:
+        replay = build_replay(trace, ["alice", "bob", "carol"]).to_json()
+        game = replay["games"][0]
+        for step in game["steps"]:
+            view = {"cards": replay["cards"], "names": game["names"], "shop": game["shop"],
+                    "state": game["states"][step["s"]], "step": step}
+            cases.append((view, describe(game, step)))
+    assert {v["step"]["k"] for v, _ in cases} >= {"ask", "reveal", "fight", "end", "fault"}
+    assert any(v["step"].get("ev", {}).get("out") for v, _ in cases)  # someone eliminated
+    assert any(v["step"].get("ev", {}).get("contested") for v, _ in cases)  # a contested buy
+    (tmp_path / "views.json").write_text(json.dumps([v for v, _ in cases]))
+    table = Path(__file__).parent.parent / "viewer" / "static" / "table.js"
+    script = (
+        "const vm = require('vm'), fs = require('fs'); const box = {};"
+        f"vm.runInNewContext(fs.readFileSync({json.dumps(str(table))}, 'utf8'), box);"
+        f"const views = JSON.parse(fs.readFileSync({json.dumps(str(tmp_path / 'views.json'))}, 'utf8'));"
+        "process.stdout.write(JSON.stringify(views.map(v => box.EconomancyTable.describe(v))));"
+    )
+    page = json.loads(subprocess.run([node, "-e", script], capture_output=True, check=True, timeout=120).stdout)
+    assert [ours for _, ours in cases] == page

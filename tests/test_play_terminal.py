@@ -24,7 +24,7 @@ DRIVER = str(Path(sys.executable).with_name("driver"))
 QUESTIONS = [
     r"How much do you invest\? \(0 to (\d+)",
     r"You attack: with which card\?",
-    r"You are attacked: which card defends\?",
+    r"[A-Za-z' ]+ \(attack \d, defense \d\) attacks you: which card defends\?",
     r"What do you buy\?",
     r"You win!|You lose\.|A draw\.|You forfeit\.|The game ends in a forfeit\.",
     r"Not allowed|not allowed|You have no|cannot|no card",
