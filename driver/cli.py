@@ -289,6 +289,16 @@ def _add_server_commands() -> None:
 _add_server_commands()
 
 
+def _add_play_command() -> None:
+    """`driver play` (a person against bots in this terminal) lives in driver/play.py."""
+    from driver.play import play
+
+    driver.add_command(play)
+
+
+_add_play_command()
+
+
 def main() -> None:
     """Console entry point (`driver`)."""
     # SIGTERM and SIGHUP unwind like Ctrl-C, so the game's cleanup still ends every bot.

@@ -13,7 +13,7 @@ from __future__ import annotations
 import signal
 from types import FrameType
 
-__all__ = ["Stopped", "stop_on_signals", "stop_reason", "stop_status"]
+__all__ = ["Left", "Stopped", "stop_on_signals", "stop_reason", "stop_status"]
 
 
 class Stopped(BaseException):
@@ -22,6 +22,18 @@ class Stopped(BaseException):
     def __init__(self, signum: int) -> None:
         super().__init__(signum)
         self.signum = signum
+
+
+class Left(BaseException):
+    """Raised in the referee by a person who left the game they were playing
+    at this terminal (`driver play`: quit, Ctrl+C or Ctrl+D at the prompt):
+    it unwinds like a stop, so the bots are ended and the trace ends with
+    an aborted record giving `reason`. `status` is the exit status."""
+
+    def __init__(self, reason: str, status: int) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.status = status
 
 
 def _raise_stopped(signum: int, frame: FrameType | None) -> None:
@@ -51,6 +63,8 @@ def stop_reason(error: BaseException) -> str:
         return f"the referee was stopped ({_name(error.signum)})"
     if isinstance(error, KeyboardInterrupt):
         return "the referee was interrupted (SIGINT)"
+    if isinstance(error, Left):
+        return error.reason
     return f"the referee failed: {type(error).__name__}: {error}"
 
 
@@ -60,4 +74,6 @@ def stop_status(error: BaseException) -> int | None:
         return 128 + error.signum
     if isinstance(error, KeyboardInterrupt):
         return 128 + signal.SIGINT
+    if isinstance(error, Left):
+        return error.status
     return None

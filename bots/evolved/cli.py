@@ -6,6 +6,7 @@
     evolve KEY --resume --generations N      continue a stored run to N generations
     evolve show KEY                          the leader's preferences as a table
     evolve plot KEY -o progress.png          leaders against earlier leaders
+    evolve play KEY [--players P]            play the run's strongest yourself, in the terminal
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from bots.evolved.genome import Genome
 from bots.evolved.opponents import MAKERS, parse_names
 from bots.evolved.store import Store, check_key
 
-_SUBCOMMANDS = ("run", "show", "plot")
+_SUBCOMMANDS = ("run", "show", "plot", "play")
 
 
 class _DefaultToRun(click.Group):
@@ -237,6 +238,57 @@ def plot_command(key: str, output: str, games: int, leaders: int, seed: int) -> 
     except ImportError as problem:
         raise click.ClickException(str(problem)) from None
     click.echo(f"wrote {output}")
+
+
+def _add_play_command() -> None:
+    """`evolve play KEY`: `driver play` against the run's strongest genomes."""
+    from driver.play import PLAY_EPILOG, play_options
+
+    @main.command("play", epilog=PLAY_EPILOG)
+    @click.argument("key", callback=_key)
+    @click.option("--players", "-p", type=click.IntRange(2, 4), default=None,
+                  help="Players at the table, you included: you against the run's P-1 strongest."
+                  " [default: the run's --players]")
+    @play_options
+    def play_command(key: str, players: int | None, **play: object) -> None:
+        """Play the strongest genomes evolved under KEY yourself, in this terminal.
+
+        The run's set of cards (simple or base) is played; the opponents are
+        the last generation's leader and elites, then earlier leaders.
+        """
+        import os
+        import tempfile
+
+        import orjson
+
+        from driver.botspec import parse_bot
+        from driver.play import game_options_for, run_play
+
+        store = Store(key)
+        try:
+            settings = store.settings()
+            wanted = (players or int(settings.get("players", 2))) - 1
+            genomes = store.strongest(wanted)
+        except LookupError as problem:
+            raise click.UsageError(str(problem)) from None
+        if len(genomes) < wanted:
+            click.echo(f"key {key!r} holds {len(genomes)} distinct strong genome(s) so far: some play twice", err=True)
+            genomes = [genomes[i % len(genomes)] for i in range(wanted)]
+        with tempfile.TemporaryDirectory(prefix="evolve-play-") as folder:
+            os.chmod(folder, 0o755)  # bots may run as another user (docs/protocol.md, isolation)
+            specs = []
+            for rank, genome in enumerate(genomes, 1):
+                path = os.path.join(folder, f"{rank}.json")
+                with open(path, "wb") as out:
+                    out.write(orjson.dumps(genome.to_json()))
+                os.chmod(path, 0o644)
+                specs.append(parse_bot(f"{key}-{rank}=evolved --genome {path}"))
+            seat, name, trace, clock = (play.pop(k) for k in ("seat", "name", "trace", "clock"))
+            options = game_options_for(specs, seat, base=bool(settings.get("base", False)), **play)  # type: ignore[arg-type]
+            run_play(specs, seat, name, options, trace, clock)  # type: ignore[arg-type]
+
+
+_add_play_command()
 
 
 if __name__ == "__main__":

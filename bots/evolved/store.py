@@ -85,6 +85,23 @@ class Store:
             raise LookupError(f"key {self.key!r} has no finished generation yet")
         return Genome.from_json(records[-1]["leader"])
 
+    def strongest(self, n: int) -> list[Genome]:
+        """The run's `n` strongest genomes as far as it knows (fewer if it
+        holds fewer distinct ones): the last generation's elites in order of
+        fitness (the stored population starts with them, best first), then
+        the leaders of the generations before, newest first. LookupError if
+        the run has no finished generation."""
+        settings = self.settings()
+        out = [self.leader()]
+        _, population = self.population()
+        out += population[: int(settings.get("elite", 0))]
+        out += reversed(self.leaders())
+        distinct: list[Genome] = []
+        for genome in out:
+            if genome not in distinct:
+                distinct.append(genome)
+        return distinct[:n]
+
     def population(self) -> tuple[int, list[Genome]]:
         """(generations done, the population they left) for resuming."""
         state = orjson.loads(self._read("population.json"))
