@@ -25,6 +25,7 @@ from typing import Any
 
 from openskill.models import PlackettLuce
 
+from driver.safefile import make_dirs
 from tournaments.api import playing
 from tournaments.entrants import Entrant, from_stored, parse_entrants
 from tournaments.errors import TournamentError
@@ -108,7 +109,7 @@ class Ladder:
     def open(cls, db: str | Path | None = None) -> "Ladder":
         if db is None:
             db = default_db()
-            db.parent.mkdir(parents=True, exist_ok=True)
+            make_dirs(db.parent)
         return cls(Store.open(db))
 
     def close(self) -> None:
