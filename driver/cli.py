@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -20,7 +21,7 @@ from driver.options import (
 )
 from driver.signals import Stopped, stop_on_signals, stop_reason, stop_status
 from driver.text import printable, printable_lines
-from viewer.cli import VIEW_EPILOG, export_options
+from viewer.cli import RUN_REPLAY, VIEW_EPILOG, export_options
 
 __all__ = ["main", "EXIT_WINNER", "EXIT_DRAW", "EXIT_FORFEIT", "EXIT_USAGE", "EXIT_CHECK_FAILED"]
 
@@ -73,7 +74,7 @@ Exit status:
 @click.option(
     "--trace",
     "trace",
-    type=click.File("wb"),
+    type=click.Path(dir_okay=False, allow_dash=True),
     default="-",
     metavar="FILE",
     help="Where the trace goes, one JSON value per line, as the original driver writes it. [default: stdout]",
@@ -81,14 +82,16 @@ Exit status:
 @click.option("--view", "view", is_flag=True,
               help="Also write the game's replay page (see `driver view`) to replay.html and print its path.")
 def run(
-    bots: Sequence[str], base: bool, max_days: int, timeout: float, trace: BinaryIO, fair: bool,
+    bots: Sequence[str], base: bool, max_days: int, timeout: float, trace: str, fair: bool,
     startup: float | None, margin: float, bot_options: Sequence[tuple[str, str]], seed: int | None,
     opening: str | None, isolation: str, view: bool,
 ) -> None:
     """Play one game between 2 to 4 bots, in seat order.
 
     The trace goes to standard output (or --trace FILE); a short summary
-    goes to standard error, with the isolation the bots got.
+    goes to standard error, with the isolation the bots got. The files
+    written (--trace, --view) are opened before any bot starts, and never
+    through a link another user laid (`driver.safefile`).
     """
     from driver.game import GameOptions, play_game
     from protocol.openings import OpeningError, parse_opening, play_opening
@@ -111,8 +114,12 @@ def run(
     options = GameOptions(base=base, max_days=max_days, timeout=timeout, fair=fair, startup=startup_or_default(startup),
                           margin=margin, seats=seats, seed=seed, opening=moves,
                           isolation=isolation)
+    # Opened now, before any bot starts: a bot cannot lay a link where they go.
+    trace_out = _output(trace, "--trace")
+    page_out = _output(str(RUN_REPLAY), "--view", truncate=False) if view else None
+    page_path = Path(os.path.abspath(RUN_REPLAY))
     try:
-        result = play_game(specs, options, trace)
+        result = play_game(specs, options, trace_out)
     except BrokenPipeError:
         # `driver run ... | head`: the bots are already cleaned up; say so quietly.
         sys.stdout = None  # type: ignore[assignment]  # no flush error at exit
@@ -125,7 +132,9 @@ def run(
     if view:
         from viewer.cli import write_run_replay
 
-        echo(f"replay   {write_run_replay(result.trace, [s.name for s in specs], result.stderr)}")
+        assert page_out is not None
+        write_run_replay(result.trace, [s.name for s in specs], result.stderr, page_out)
+        echo(f"replay   {page_path}")
     # Everything a bot wrote, and so everything shown below, goes through printable().
     names = ", ".join(f"{seat}: {printable(spec.name)}" for seat, spec in enumerate(specs))
     echo(f"seats  {names}")
@@ -269,6 +278,20 @@ def _echo_isolation(echo: Callable[[str], None], isolation: Sequence[str]) -> No
     else:
         for seat, text in enumerate(isolation):
             echo(f"isolation  seat {seat}: {text or 'not started'}")
+
+
+def _output(path: str, option: str, truncate: bool = True) -> BinaryIO:
+    """A file `run` writes, opened safely (`-`: standard output), or a usage error naming it."""
+    if path == "-":
+        return sys.stdout.buffer
+    from driver.safefile import error_text, open_write
+
+    try:
+        out = open_write(path, truncate=truncate)
+    except OSError as e:
+        raise click.BadParameter(error_text(e, path), param_hint=option) from None
+    click.get_current_context().call_on_close(out.close)
+    return out
 
 
 def _bot_param(text: str) -> BotSpec:

@@ -41,6 +41,7 @@ from server.hub import Hub, LiveGame, Seat, SeatRefused, seat_token
 from server.outbox import Outbox
 from server.pages import game_page, home_page, replay_response, static_file
 from server.remotes import RemoteBot, check_name, token_digest
+from tournaments.store import STATUSES
 
 __all__ = ["create_app", "HELLO_TIMEOUT", "BODY_LIMIT", "MESSAGE_LIMIT"]
 
@@ -307,7 +308,8 @@ async def _replay(hub: Hub, request: Request) -> Response:
     if len(key) > 200:
         return Response("no such game", status_code=404)
     tid = hub.db.tid
-    recs = await hub.db.acall(lambda s: s.games(tid, key=key, with_blobs=True))
+    # an aborted game (cut off by a crash or a stop) is listed with its replay too: its trace up to the cut
+    recs = await hub.db.acall(lambda s: s.games(tid, key=key, with_blobs=True, statuses=STATUSES))
     if not recs:
         live = hub.games.get(key)
         if live is not None and not live.over:

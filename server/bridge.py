@@ -89,12 +89,10 @@ def stored_token(server: str, name: str) -> str:
         tokens = dict(orjson.loads(path.read_bytes()))
     if key not in tokens:
         tokens[key] = secrets.token_urlsafe(24)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "wb") as f:
-            f.write(orjson.dumps(tokens, option=orjson.OPT_INDENT_2))
-        tmp.replace(path)
+        from driver.safefile import make_dirs, write_file
+
+        make_dirs(path.parent)
+        write_file(path, orjson.dumps(tokens, option=orjson.OPT_INDENT_2), mode=0o600)
     return tokens[key]
 
 

@@ -24,6 +24,7 @@ from typing import Any
 from driver.botspec import BotSpec
 from driver.game import GameOptions
 from driver.process import kill_started_bots
+from driver.safefile import make_dirs
 from protocol.exactjson import JSONError, dumps, loads
 from server.live import build_view, view_update
 from server.outbox import Outbox
@@ -162,7 +163,7 @@ class Hub:
     async def start(self) -> None:
         self.loop = asyncio.get_running_loop()
         self.db = await asyncio.to_thread(Database, self.db_path)
-        self.journals.mkdir(parents=True, exist_ok=True)
+        await asyncio.to_thread(make_dirs, self.journals)
         recovered = await asyncio.to_thread(recover_journals, self.db, self.journals)
         for key in recovered:
             log.warning("game %s was cut off by a crash or restart: stored as aborted", key)

@@ -10,6 +10,7 @@ every text that came from a client is written with textContent.
 
 from __future__ import annotations
 
+import html
 from functools import cache
 from importlib.resources import files
 from typing import Any
@@ -130,6 +131,17 @@ def game_page() -> str:
 _REPLAY_CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:"
 
 
+def _aborted_reason(rec: Any) -> str | None:
+    """The reason on an aborted trace's last line (`{"meta": "aborted", "reason": ...}`)."""
+    import orjson
+
+    try:
+        last = orjson.loads(rec.trace_lines()[-1])
+        return str(last["reason"]) if isinstance(last, dict) and last.get("meta") == "aborted" else None
+    except (IndexError, KeyError, ValueError, TypeError):
+        return None
+
+
 def replay_response(rec: Any) -> Response:
     """The viewer's self-contained replay page of a stored game (the same
     page `tournament replay` writes)."""
@@ -140,6 +152,11 @@ def replay_response(rec: Any) -> Response:
     try:
         replay = game_replay(rec)
     except TraceError as e:
+        if rec.status == "aborted":  # cut off before its first state: nothing to draw, but not an error
+            reason = html.escape(rec.fault_reason or _aborted_reason(rec) or "cut off")
+            return HTMLResponse(f"<!DOCTYPE html><title>Game {html.escape(rec.key)}</title>"
+                                f"<p>Game {html.escape(rec.key)} was cut off before its first move: {reason}.</p>",
+                                headers={"Content-Security-Policy": _REPLAY_CSP, "X-Content-Type-Options": "nosniff"})
         return Response(f"this game's trace cannot be shown: {e}", status_code=500)
     return HTMLResponse(replay_page(replay), headers={"Content-Security-Policy": _REPLAY_CSP,
                                                       "X-Content-Type-Options": "nosniff"})

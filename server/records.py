@@ -120,6 +120,18 @@ class Database:
             self._pool.shutdown(wait=True)
 
 
+def _whole_lines(lines: list[bytes]) -> list[bytes]:
+    """A journal's trace lines up to the cut: a last line the crash cut in
+    half is dropped (the replay then shows everything before it)."""
+    kept = [ln for ln in lines if ln.strip()]
+    if kept:
+        try:
+            loads(kept[-1])
+        except (ValueError, JSONError):
+            kept.pop()
+    return kept
+
+
 def recover_journals(db: Database, directory: Path) -> list[str]:
     """Store every game a crash cut off as aborted, then drop its journal.
     Returns their keys. A journal that cannot be read is kept, renamed
@@ -132,7 +144,7 @@ def recover_journals(db: Database, directory: Path) -> list[str]:
             head, *lines = path.read_bytes().splitlines()
             meta = loads(head)
             rec = aborted_record(
-                str(meta["key"]), [str(n) for n in meta["seats"]], [ln for ln in lines if ln.strip()],
+                str(meta["key"]), [str(n) for n in meta["seats"]], _whole_lines(lines),
                 dict(meta.get("options") or {}), ABORTED_AT_CRASH, float(meta.get("started", time.time())),
             )
         except (ValueError, KeyError, TypeError, JSONError):

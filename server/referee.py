@@ -93,7 +93,9 @@ class TraceTap:
         self._fd: int | None = None
         self.journal = journal
         if journal is not None:
-            self._fd = os.open(journal, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            from driver.safefile import open_fd
+
+            self._fd = open_fd(journal, append=True, truncate=False, mode=0o600)  # never through a link laid for it
 
     def header(self, meta: dict[str, object]) -> None:
         """The journal's first line: what the server needs to record the game

@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -46,6 +47,32 @@ def test_a_game_cut_by_a_crash_is_stored_as_aborted_on_restart(tmp_path: Path) -
         assert not list((tmp_path / "games.sqlite.live").glob("*.trace"))
         finished = server.get("/api/lobby")["finished"]
         assert any(f["id"] == game["id"] and f["aborted"] for f in finished)
+        # the lobby links its replay (issue 29, hole 5): the trace up to the cut, marked aborted
+        with urllib.request.urlopen(server.url + f"/replay/{game['id']}", timeout=30) as r:
+            assert r.status == 200
+            page = r.read().decode()
+        assert '"kind":"aborted"' in page and "crash" in page
+    finally:
+        server.stop()
+
+
+def test_an_aborted_game_cut_before_its_first_state_or_mid_line_has_a_replay(tmp_path: Path) -> None:
+    """Journals a crash left: one cut in the middle of a line, one with no
+    state at all. Both become aborted games whose replay answers."""
+    db = tmp_path / "games.sqlite"
+    live = tmp_path / "games.sqlite.live"
+    live.mkdir()
+    state = subprocess.run([sys.executable, "-m", "driver.cli", "run", "--max-days", "2", "random", "random"],
+                           capture_output=True, timeout=120).stdout.splitlines()
+    head = {"seats": ["a", "b"], "options": {}, "started": time.time()}
+    (live / "cut.trace").write_bytes(json.dumps({**head, "key": "cut"}).encode() + b"\n"
+                                     + b"\n".join(state[:3]) + b"\n" + state[3][:20])
+    (live / "empty.trace").write_bytes(json.dumps({**head, "key": "empty"}).encode() + b"\n")
+    server = Server(db).start()
+    try:
+        for key, shows in (("cut", '"kind":"aborted"'), ("empty", "cut off before its first move")):
+            with urllib.request.urlopen(server.url + f"/replay/{key}", timeout=30) as r:
+                assert r.status == 200 and shows in r.read().decode()
     finally:
         server.stop()
 

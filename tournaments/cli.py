@@ -33,6 +33,7 @@ from driver.options import (
     timeout_option,
     version_option,
 )
+from driver.safefile import UnsafePath, write_file
 from tournaments import api
 from tournaments.errors import PlayError, TournamentError
 from tournaments.ladder import Ladder, default_db, pool_json
@@ -64,6 +65,8 @@ def _user_errors(db: str | Path | None = None) -> Iterator[None]:
         raise click.ClickException(str(err)) from None
     except (TournamentError, ValueError) as err:
         raise click.UsageError(str(err)) from None
+    except UnsafePath as err:  # a file we refuse to write (driver.safefile): the message names it
+        raise click.ClickException(str(err)) from None
     except KeyboardInterrupt:
         where = f" in {db}" if db else ""
         click.echo(
@@ -295,7 +298,7 @@ def report_cmd(db: Path, output: Path, tournament_id: int | None, replays: bool)
         with Store.open(db, readonly=True) as store:
             page = report(store, tournament_id, replay_dir=output.parent / folder if replays else None,
                           link_prefix=folder + "/")
-        output.write_text(page, encoding="utf-8")
+        write_file(output, page)
         click.echo(f"wrote {output}" + (f" and its games' replays in {output.parent / folder}" if replays else ""))
 
 

@@ -13,12 +13,14 @@ opening and trace file.
 from __future__ import annotations
 
 import csv
+import io
 import re
 import zlib
 from pathlib import Path
 
 import orjson
 
+from driver.safefile import make_dirs, write_file
 from tournaments.errors import TournamentError
 from tournaments.store import GameRecord, Store
 
@@ -61,7 +63,7 @@ def export(store: Store, out: Path, tournament_id: int | None = None) -> int:
     if (out / "games.csv").exists():
         raise TournamentError(f"{out} already holds an export (games.csv); choose another -o")
     chosen = sorted(ids) if tournament_id is None else [tournament_id]
-    out.mkdir(exist_ok=True)
+    make_dirs(out)
     rows = []
     for tid in chosen:
         for rec in store.games(tid, with_blobs=True, statuses=("finished", "aborted")):
@@ -70,7 +72,7 @@ def export(store: Store, out: Path, tournament_id: int | None = None) -> int:
                 lines = rec.trace_lines()
             except zlib.error:
                 raise TournamentError(f"the trace of game {rec.key} of tournament {tid} is damaged") from None
-            (out / name).write_bytes(b"".join(line + b"\n" for line in lines))
+            write_file(out / name, b"".join(line + b"\n" for line in lines))
             seats = list(rec.seats) + [""] * (4 - len(rec.seats))
             rows.append({
                 "tournament": tid, "key": rec.key, "status": rec.status, "players": len(rec.seats),
@@ -83,8 +85,9 @@ def export(store: Store, out: Path, tournament_id: int | None = None) -> int:
                 "opening": "" if rec.opening is None else orjson.dumps(list(rec.opening)).decode(),
                 "trace": name,
             })
-    with (out / "games.csv").open("w", newline="", encoding="utf-8") as f:
-        writer = csv.DictWriter(f, COLUMNS)
-        writer.writeheader()
-        writer.writerows(rows)
+    table = io.StringIO(newline="")
+    writer = csv.DictWriter(table, COLUMNS)
+    writer.writeheader()
+    writer.writerows(rows)
+    write_file(out / "games.csv", table.getvalue())
     return len(rows)

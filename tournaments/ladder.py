@@ -25,6 +25,7 @@ from typing import Any
 
 from openskill.models import PlackettLuce
 
+from driver.safefile import make_dirs
 from tournaments.api import playing
 from tournaments.entrants import Entrant, from_stored, parse_entrants
 from tournaments.errors import TournamentError
@@ -47,7 +48,7 @@ def default_db(create: bool = True) -> Path:
 
     path = user_data_path("economancy-arena", appauthor=False) / "ladder.sqlite"
     if create:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_dirs(path.parent)
     return path
 
 

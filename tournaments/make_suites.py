@@ -39,6 +39,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from driver.safefile import make_dirs, write_file
 from protocol.engine import Game
 from protocol.openings import Opening, format_opening, play_opening, random_opening
 
@@ -131,12 +132,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         if unknown:
             parser.error(f"unknown suites {unknown}; known: {', '.join(names)}")
         wanted = [names[n] for n in options.only]
-    options.out.mkdir(parents=True, exist_ok=True)
+    make_dirs(options.out)
     for players, base in wanted:
         started = time.monotonic()
         openings, header = build(players, base, options.openings, options.candidates, options.seed, options.plies)
         path = options.out / f"{'base' if base else 'simple'}-{players}p.txt"
-        path.write_text(header + "\n" + "".join(format_opening(o) + "\n" for o in openings))
+        write_file(path, header + "\n" + "".join(format_opening(o) + "\n" for o in openings))
         print(f"{path}: {len(openings)} openings in {time.monotonic() - started:.0f} s", file=sys.stderr)
 
 

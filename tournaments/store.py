@@ -201,6 +201,8 @@ class Store:
         path = Path(path)
         if path.is_dir():
             raise TournamentError(f"{path} is a directory, not a database file")
+        if not readonly:
+            _check_safe(path)
         exists = path.exists() and path.stat().st_size > 0
         if exists:
             _check_header(path)
@@ -627,6 +629,21 @@ def _digest_of(trace: bytes) -> str | None:
         return trace_digest(zlib.decompress(trace).splitlines()) if trace else None
     except zlib.error:
         return None
+
+
+def _check_safe(path: Path) -> None:
+    """SQLite opens the database and its -wal, -shm and -journal files by
+    name, following links: refuse the files `driver.safefile` would
+    (a link or a file another user laid where the store goes)."""
+    from driver.safefile import check_target, error_text
+
+    for name in (path, *(path.with_name(path.name + s) for s in ("-wal", "-shm", "-journal"))):
+        try:
+            check_target(name)
+        except (FileNotFoundError, NotADirectoryError):
+            return  # no folder there: said below, in the store's words
+        except OSError as e:
+            raise TournamentError(error_text(e, name)) from None
 
 
 def _open_readonly(path: Path) -> Store:

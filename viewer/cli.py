@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, BinaryIO, TypeVar
 
 import click
 
@@ -43,12 +43,13 @@ def export_options(f: F) -> F:
 def emit_replay(replay: Any, output: Path, open_: bool, pdf: Path | None = None, png: Path | None = None,
                 every: str = "day") -> Path:
     """Write the page, print its path, then export and open as asked."""
+    from driver.safefile import error_text
     from viewer.export import ExportError, export_pdf, export_png, frame_steps, open_in_browser, write_page
 
     try:
         path = write_page(replay, output)
     except OSError as e:
-        raise click.ClickException(f"cannot write {output}: {e.strerror or e}") from None
+        raise click.ClickException(error_text(e, output)) from None
     click.echo(str(path))
     try:
         if pdf is not None:
@@ -87,12 +88,16 @@ def view_trace(trace: str, output: Path | None, open_: bool, *, pdf: Path | None
     emit_replay(replay, output or default, open_, pdf, png, every)
 
 
-def write_run_replay(trace: Sequence[bytes], names: Sequence[str], stderr: Sequence[bytes]) -> Path:
+def write_run_replay(trace: Sequence[bytes], names: Sequence[str], stderr: Sequence[bytes], out: BinaryIO) -> None:
     """`driver run --view`: the page of the game just played, with the bots'
-    names and the faulting bot's standard error."""
-    from viewer.export import write_page
+    names and the faulting bot's standard error, written into `out` (the
+    file run opened before its bots started, see `driver.safefile`)."""
     from viewer.model import build_replay
+    from viewer.page import replay_page
 
     replay = build_replay(trace, names, title="Economancy: " + " vs ".join(names),
                           stderr=[e.decode("utf-8", "replace") for e in stderr])
-    return write_page(replay, RUN_REPLAY)
+    out.seek(0)
+    out.truncate()
+    out.write(replay_page(replay).encode("utf-8"))
+    out.flush()

@@ -9,6 +9,7 @@ page); PNG frames are one `--screenshot` per step.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import tempfile
@@ -33,13 +34,13 @@ class ExportError(RuntimeError):
 
 
 def write_page(replay: Replay, output: Path) -> Path:
-    """Write the replay's page and return its absolute path."""
-    output = output.resolve()
-    output.parent.mkdir(parents=True, exist_ok=True)
-    tmp = output.with_name(output.name + ".tmp")
-    tmp.write_text(replay_page(replay), encoding="utf-8")
-    tmp.replace(output)  # a reader never sees half a page
-    return output
+    """Write the replay's page and return its absolute path: its folder made
+    if missing, the page replaced at once (a reader never sees half of it),
+    never through a link another user laid (`driver.safefile`)."""
+    from driver.safefile import make_dirs, write_file
+
+    make_dirs(output.parent)
+    return write_file(output, replay_page(replay))
 
 
 def open_in_browser(path: Path) -> bool:
@@ -55,16 +56,28 @@ def find_chromium() -> str:
     raise ExportError("PDF/PNG export needs a headless Chromium on PATH (Debian: apt-get install chromium)")
 
 
-def _run(browser: str, args: list[str]) -> None:
-    with tempfile.TemporaryDirectory(prefix="economancy-chromium-") as profile:
+def _run(browser: str, args: list[str], flag: str, output: Path) -> None:
+    """One Chromium run writing `output`: Chromium writes into a private
+    folder of ours (it would follow any link at the path it is given), and
+    the file is then moved to `output` the safe way (`driver.safefile`)."""
+    from driver.safefile import error_text, write_file
+
+    with tempfile.TemporaryDirectory(prefix="economancy-chromium-") as private:
+        made = Path(private) / ("out.pdf" if flag == "--print-to-pdf" else "out.png")
         try:
-            done = subprocess.run([browser, *_FLAGS, f"--user-data-dir={profile}", *args],
+            done = subprocess.run([browser, *_FLAGS, f"--user-data-dir={private}/profile", f"{flag}={made}", *args],
                                   capture_output=True, timeout=_TIMEOUT, stdin=subprocess.DEVNULL)
         except subprocess.TimeoutExpired:
             raise ExportError(f"{browser} did not finish within {_TIMEOUT:.0f} s") from None
-    if done.returncode != 0:
-        tail = done.stderr.decode("utf-8", "replace").strip().splitlines()[-3:]
-        raise ExportError(f"{browser} failed (exit {done.returncode}): {' / '.join(tail)}")
+        if done.returncode != 0:
+            tail = done.stderr.decode("utf-8", "replace").strip().splitlines()[-3:]
+            raise ExportError(f"{browser} failed (exit {done.returncode}): {' / '.join(tail)}")
+        if not made.exists() or made.stat().st_size == 0:
+            raise ExportError(f"Chromium wrote nothing for {output}")
+        try:
+            write_file(output, made.read_bytes())
+        except OSError as e:
+            raise ExportError(error_text(e, output)) from None
 
 
 def export_pdf(page: Path, pdf: Path, every: str = "day") -> Path:
@@ -72,24 +85,23 @@ def export_pdf(page: Path, pdf: Path, every: str = "day") -> Path:
     if every not in EVERY:
         raise ExportError(f"--every must be one of {', '.join(EVERY)}")
     browser = find_chromium()
-    pdf = pdf.resolve()
-    _run(browser, ["--no-pdf-header-footer", "--virtual-time-budget=30000", f"--print-to-pdf={pdf}",
-                   page.resolve().as_uri() + f"#print={every}"])
-    if not pdf.exists() or pdf.stat().st_size == 0:
-        raise ExportError(f"Chromium wrote no PDF to {pdf}")
+    pdf = Path(os.path.abspath(pdf))  # not resolve(): the safe write decides which links to follow
+    _run(browser, ["--no-pdf-header-footer", "--virtual-time-budget=30000",
+                   page.resolve().as_uri() + f"#print={every}"], "--print-to-pdf", pdf)
     return pdf
 
 
 def export_png(page: Path, directory: Path, steps: list[int], width: int = 1400, height: int = 1000) -> list[Path]:
     """One screenshot per step index (0-based) of the page's first game."""
+    from driver.safefile import make_dirs
+
     browser = find_chromium()
-    directory = directory.resolve()
-    directory.mkdir(parents=True, exist_ok=True)
+    directory = make_dirs(directory)
     out = []
     for step in steps:
         png = directory / f"step-{step:05d}.png"
-        _run(browser, [f"--window-size={width},{height}", "--virtual-time-budget=5000", f"--screenshot={png}",
-                       page.resolve().as_uri() + f"#step={step}"])
+        _run(browser, [f"--window-size={width},{height}", "--virtual-time-budget=5000",
+                       page.resolve().as_uri() + f"#step={step}"], "--screenshot", png)
         out.append(png)
     return out
 
