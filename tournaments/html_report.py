@@ -26,14 +26,14 @@ from tournaments.store import GameRecord, Store, TournamentRow
 
 _CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2em;color:#222;max-width:80em}
-.fit{max-width:100%;overflow-x:auto}a.pair{color:inherit;text-decoration:none;display:block}a.pair:hover{outline:2px solid #2a62c9}
+.fit,details{max-width:100%;overflow-x:auto}svg{max-width:100%;height:auto}a.pair{color:inherit;text-decoration:none;display:block}a.pair:hover{outline:2px solid #2a62c9}
 @media (max-width:600px){body{margin:.6em}th,td{padding:.2em .35em}h1{font-size:1.3em}}
 h1{font-size:1.6em}h2{font-size:1.25em;margin-top:2em;border-bottom:1px solid #ccc}
 table{border-collapse:collapse;margin:.5em 0}
 th,td{padding:.3em .6em;border:1px solid #ddd;text-align:right;font-variant-numeric:tabular-nums}
 th{background:#f4f4f4}td.name,th.name{text-align:left}
 td.cell{min-width:5.5em}td.ns{opacity:.55}td.self{background:#eee}
-.small{font-size:.8em;color:#555}
+.small{font-size:.8em;color:#555;overflow-wrap:anywhere}
 """
 
 
@@ -146,7 +146,7 @@ def rating_chart(st: Standings) -> str:
 
     parts = [
         f"<svg id=ratings xmlns='http://www.w3.org/2000/svg' width='{label_w + plot_w + 40}' "
-        f"height='{height}' role='img' aria-label='Elo ratings with 95% intervals'>",
+        f"height='{height}' viewBox='0 0 {label_w + plot_w + 40} {height}' role='img' aria-label='Elo ratings with 95% intervals'>",
         f"<line x1='{x(0):.1f}' y1='0' x2='{x(0):.1f}' y2='{height - 20}' stroke='#aaa' stroke-dasharray='3,3'/>",
     ]
     for i, n in enumerate(st.names):

@@ -335,8 +335,8 @@ def buy_profile(facts: Sequence[GameFacts]) -> str:
             rows.append(f"<tr><td class=name>{_esc(card)}</td>{cells}<td>{sum(counts[card].values()) / len(games):.2f}"
                         f"</td><td>{rate:.0%} <span class=small>({len(scores)})</span></td></tr>")
         parts.append(
-            f"<details><summary>{_esc(bot)}: {len(games)} games</summary><table class=buys><tr><th class=name>card \\ day"
-            f"</th>{heads}<th>per game</th><th>score when bought</th></tr>{''.join(rows)}</table></details>"
+            f"<details><summary>{_esc(bot)}: {len(games)} games</summary><div class=fit><table class=buys><tr><th class=name>card \\ day"
+            f"</th>{heads}<th>per game</th><th>score when bought</th></tr>{''.join(rows)}</table></div></details>"
         )
     return ("<p class=small>Copies bought per game, by day of the game (columns); the last column is the bot's"
             " mean score (win 1, draw 1/2, by the standings' rules) in the games where it bought the card at least"
