@@ -30,6 +30,7 @@ sys.path.insert(0, str(ROOT))
 import orjson  # noqa: E402
 
 from driver.game import state_lines  # noqa: E402
+from protocol.exactjson import dumps as exact_dumps  # noqa: E402
 from protocol.cards import ATK, COST, DEF, POINTS  # noqa: E402
 from protocol.engine import ATTACKING, BUY, DEFENDING, INVESTING, PASS, Game, move_to_wire  # noqa: E402
 from viewer.model import build_replay  # noqa: E402
@@ -44,7 +45,7 @@ def long_trace(players: int, days: int, base: bool, seed: int) -> list[bytes]:
         seat = game.pending()[0]
         moves = game.legal_moves(seat)  # investing: a range up to the purse, which compounds
         if game.phase == INVESTING:
-            move = 1 if seat == game.days_played % players and game.days_played % 3 == 0 and len(moves) > 1 else 0
+            move = 1 if seat == game.days_played % players and game.days_played % 3 == 0 and game.coins(seat) > 0 else 0
         elif game.phase == ATTACKING:  # one attack per attack phase, with the strongest card
             fresh = all(uses == 0 for _, uses in game.cards(seat))
             move = max(moves[1:], key=lambda i: ATK[game.cards(seat)[i][0]] or 0) if fresh and len(moves) > 1 else 0
@@ -59,7 +60,7 @@ def long_trace(players: int, days: int, base: bool, seed: int) -> list[bytes]:
         lines.append(state_lines(state, [seat])[seat])
         lines.append(orjson.dumps([move_to_wire(game, move)]))
         game.play(seat, move)
-    lines.append(orjson.dumps(game.to_wire(), option=orjson.OPT_SORT_KEYS))
+    lines.append(exact_dumps(game.to_wire()))  # sorted keys; a purse past 64 bits stays exact
     return lines
 
 

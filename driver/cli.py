@@ -139,7 +139,9 @@ def run(
     names = ", ".join(f"{seat}: {printable(spec.name)}" for seat, spec in enumerate(specs))
     echo(f"seats  {names}")
     _echo_isolation(echo, result.isolation)
-    played = f"{result.days} days, {result.moves} moves, {result.duration:.2f} s"
+    # One count of days everywhere (driver.game.game_days): the day the game ended on, as the replay says.
+    played = f"{result.days} day{'s' if result.days != 1 else ''} (ended on day {result.days}), {result.moves} moves, " \
+             f"{result.duration:.2f} s"
     if result.fault is not None:
         seat, reason = result.fault
         echo(f"forfeit  seat {seat} ({printable(specs[seat].name)}): {printable(reason)}")

@@ -39,7 +39,8 @@ from protocol.engine import DEFENDING, END, Game, IllegalMove, move_from_wire
 from protocol.exactjson import DEFAULT_MAX_DIGITS, JSONError, NotJSON, digits_of, dumps, loads
 from protocol.openings import play_opening
 
-__all__ = ["GameOptions", "GameResult", "STARTUP", "play_game", "start_group", "seat_seed", "state_lines", "interpret_reply"]
+__all__ = ["GameOptions", "GameResult", "STARTUP", "play_game", "start_group", "seat_seed", "state_lines", "interpret_reply",
+           "game_days", "game_lines", "trace_header"]
 
 STARTUP = 30.0
 """Default start-up allowance (seconds): generous, so that a bot that loads
@@ -103,6 +104,35 @@ class GameOptions:
         return bot.command(self.max_days, seat_seed(self.seed, seat) if give else None)
 
 
+def game_days(game: Game) -> int:
+    """How long a game lasted, in the one sense every page uses: the day of
+    the game it ended on (a game won in day 4's attack lasted 4 days, a
+    draw at a 100-day limit 100). The engine's `days_played` counts
+    completed days, one fewer unless the day limit ended the game."""
+    return min(game.days_played + 1, game.max_days) if game.max_days > 0 else game.days_played
+
+
+def trace_header(names: Sequence[str]) -> dict[str, Any]:
+    """The trace's first record: who sits where, so a piped trace keeps the
+    bots' names (`driver run A B | driver view -`). A reader tells it from
+    a state by its "meta" key, as the "aborted" record; the original's
+    tools skip lines that are not states."""
+    return {"meta": "header", "seats": [str(n) for n in names]}
+
+
+def game_lines(trace: Sequence[bytes]) -> list[bytes]:
+    """A trace's states and answers as the original writes them: without
+    its header (the first line) and its aborted record (the last line).
+    Only those positions are looked at: a bot's answer may look like a
+    record and is still an answer."""
+    lines = list(trace)
+    if lines and lines[0].startswith(b'{"meta":"header"'):
+        lines = lines[1:]
+    if lines and lines[-1].startswith(b'{"meta":"aborted"'):
+        lines = lines[:-1]
+    return lines
+
+
 def seat_seed(seed: int | None, seat: int) -> int | None:
     """The seed handed to seat `seat`'s bot in a game of seed `seed`: one
     per seat, so two copies of a bot do not mirror each other."""
@@ -123,6 +153,8 @@ class GameResult:
     winner: int | None
     fault: tuple[int, str] | None
     days: int
+    """The day of the game it ended on (`game_days`), as the replay, the
+    report and the server count it."""
     moves: int
     duration: float
     trace: list[bytes] = field(default_factory=list)
@@ -189,6 +221,7 @@ def play_game(
     if opening:
         play_opening(game.copy(), opening)  # OpeningError (a ValueError) before any bot starts
     trace = _Trace(trace_out)
+    trace.emit(dumps(trace_header([b.name for b in bots])))
     keep = group is not None
     try:
         if group is None:
@@ -228,7 +261,7 @@ def play_game(
     return GameResult(
         winner=game.winner if game.phase == END else None,
         fault=game.fault,
-        days=game.days_played,
+        days=game_days(game),
         moves=moves,
         duration=time.monotonic() - started,
         trace=trace.lines,

@@ -80,6 +80,41 @@ def _token_file() -> Path:
     return user_data_path("economancy-arena", appauthor=False) / "bot-tokens.json"
 
 
+def token_file() -> Path:
+    """Where `driver connect` keeps the tokens it made (one per server and name)."""
+    return _token_file()
+
+
+def kept_tokens() -> list[tuple[str, str]]:
+    """The (server, name) pairs a token is kept for; the secrets stay in the file."""
+    with contextlib.suppress(OSError, ValueError):
+        return sorted(tuple(k.split(" ", 1)) for k in dict(orjson.loads(_token_file().read_bytes())) if " " in k)
+    return []
+
+
+def forget_token(server: str, name: str) -> bool:
+    """Forget the token kept for (server, name): the name can then only be
+    claimed again with the old token (the server keeps its digest), so
+    forget it when the server has let the name go, or to start anew under
+    another name. False when no token was kept."""
+    path = _token_file()
+    try:
+        tokens = dict(orjson.loads(path.read_bytes()))
+    except (OSError, ValueError):
+        return False
+    if tokens.pop(f"{server} {name}", None) is None:
+        return False
+    _write_tokens(path, tokens)
+    return True
+
+
+def _write_tokens(path: Path, tokens: dict[str, str]) -> None:
+    from driver.safefile import make_dirs, write_file
+
+    make_dirs(path.parent)
+    write_file(path, orjson.dumps(tokens, option=orjson.OPT_INDENT_2), mode=0o600)
+
+
 def stored_token(server: str, name: str) -> str:
     """The token kept for (server, name), made and kept (mode 600) if new."""
     path = _token_file()
@@ -89,10 +124,7 @@ def stored_token(server: str, name: str) -> str:
         tokens = dict(orjson.loads(path.read_bytes()))
     if key not in tokens:
         tokens[key] = secrets.token_urlsafe(24)
-        from driver.safefile import make_dirs, write_file
-
-        make_dirs(path.parent)
-        write_file(path, orjson.dumps(tokens, option=orjson.OPT_INDENT_2), mode=0o600)
+        _write_tokens(path, tokens)
     return tokens[key]
 
 

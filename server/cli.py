@@ -116,18 +116,22 @@ def _url_host(host: str) -> str:
 
 
 @click.command()
-@click.argument("url", metavar="URL")
-@click.argument("bot", metavar="BOT")
+@click.argument("url", metavar="URL", required=False)
+@click.argument("bot", metavar="BOT", required=False)
 @click.option("--name", default=None, help="The name the bot plays under [default: from BOT].")
 @click.option("--token", envvar="ECONOMANCY_TOKEN", default=None,
               help="The secret that owns the name (env ECONOMANCY_TOKEN) [default: one made and kept "
-                   "in your user data directory for this server and name].")
+                   "in your user data directory for this server and name: see --tokens].")
+@click.option("--tokens", "list_tokens", is_flag=True,
+              help="List the servers and names a token is kept for, and the file, then exit.")
+@click.option("--forget", is_flag=True,
+              help="Forget the token kept for URL and the name (--name, or BOT's), then exit.")
 @click.option("-j", "--concurrency", type=click.IntRange(1, 64), default=1, show_default=True,
               help="Games played at once (one bot process each).")
 @click.option("--max-games", type=click.IntRange(1), default=None,
               help="Stop after this many games [default: play until stopped].")
-def connect(url: str, bot: str, name: str | None, token: str | None, concurrency: int,
-            max_games: int | None) -> None:
+def connect(url: str | None, bot: str | None, name: str | None, token: str | None, list_tokens: bool, forget: bool,
+            concurrency: int, max_games: int | None) -> None:
     """Play BOT (any form `driver run` accepts) on the server at URL, game
     after game, as a bot that stays connected: the server seats it in
     games people start against it, and tournaments and ladders elsewhere
@@ -135,14 +139,40 @@ def connect(url: str, bot: str, name: str | None, token: str | None, concurrency
     and writes moves on stdio, as under `driver run`.
 
     Reconnects with a growing pause when the connection drops. Ctrl-C stops.
+
+    The token that owns the name is kept in your user data directory
+    (on Linux ~/.local/share/economancy-arena/bot-tokens.json, mode 600):
+    --tokens lists what is kept there, --forget removes one.
     """
     from driver.botspec import BotSpecError, parse_bot
-    from server.bridge import BridgeError, run_bridge
+    from server.bridge import BridgeError, default_name, forget_token, kept_tokens, run_bridge, token_file, ws_endpoint
 
-    try:
-        spec = parse_bot(bot)
-    except BotSpecError as e:
-        raise click.BadParameter(str(e), param_hint="BOT") from None
+    if list_tokens:
+        click.echo(f"tokens kept in {token_file()}")
+        for server, kept in kept_tokens():
+            click.echo(f"  {server}  {kept}")
+        return
+    if url is None or (bot is None and not (forget and name)):
+        raise click.UsageError("URL and BOT are needed (or --tokens; or --forget with URL and --name or BOT)")
+    spec = None
+    if bot is not None:
+        try:
+            spec = parse_bot(bot)
+        except BotSpecError as e:
+            raise click.BadParameter(str(e), param_hint="BOT") from None
+    if forget:
+        assert name is not None or spec is not None
+        who = name or default_name(spec)  # type: ignore[arg-type]
+        try:
+            endpoint = ws_endpoint(url)
+        except BridgeError as e:
+            raise click.BadParameter(str(e), param_hint="URL") from None
+        if not forget_token(endpoint, who):
+            raise click.ClickException(f"no token kept for {who!r} on {endpoint} (driver connect --tokens lists them)")
+        click.echo(f"forgot the token of {who!r} on {endpoint} (kept in {token_file()})")
+        return
+    if spec is None:
+        raise click.UsageError("BOT is needed to play")
     try:
         played = run_bridge(url, spec, name=name, token=token, concurrency=concurrency, max_games=max_games)
     except BridgeError as e:

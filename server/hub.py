@@ -103,7 +103,8 @@ class LiveGame:
         self.aborting = False
         self.expiry: asyncio.TimerHandle | None = None
         self._update: asyncio.Task[None] | None = None
-        self.day = 1
+        self.day = 1  # the day of the game (as the replay counts it), not of the 3-day cycle
+        self.cycle: int | None = None  # the cycle's day of the last question
 
     @property
     def names(self) -> list[str]:
@@ -357,9 +358,13 @@ class Hub:
         game.question = question
         if question:
             try:
-                game.day = int(loads(question).get("day", game.day))
-            except (JSONError, AttributeError, ValueError):
-                pass
+                cycle = int(loads(question)["day"])
+            except (JSONError, AttributeError, KeyError, TypeError, ValueError):
+                cycle = None
+            if cycle is not None:  # a state says its day of the 3-day cycle: count the game's days on
+                if game.cycle is not None:
+                    game.day += (cycle - game.cycle) % 3
+                game.cycle = cycle
         self._schedule_view(game)
 
     def _ended(self, game: LiveGame, rec: Any) -> None:

@@ -17,7 +17,19 @@ from typing import Any
 
 from starlette.responses import HTMLResponse, Response
 
-__all__ = ["home_page", "game_page", "replay_response", "static_file"]
+__all__ = ["home_page", "game_page", "replay_response", "static_file", "display_name"]
+
+
+def display_name(name: str) -> str:
+    """A seat's name as people read it (common.js's displayName): "person:Ann"
+    is Ann, "remote:bob" is "bob (connected bot)"; the store keeps the kind."""
+    if name.startswith("person:"):
+        return "(open seat)" if name[7:] == "?" else name[7:]
+    if name.startswith("remote:"):
+        return name[7:] + " (connected bot)"
+    if name.startswith("tcp:"):
+        return "TCP seat " + name[4:]
+    return name
 
 _STATIC = {
     "table.js": ("viewer", "application/javascript"),
@@ -113,9 +125,16 @@ _GAME = """
 <span class=crumb>Game <b id=game-id></b></span><span id=status class=status>connecting\u2026</span></header>
 <div id=banner class=banner role=status aria-live=polite></div>
 <div id=controls class=controls hidden></div>
+<div id=recent class=recent role=status hidden></div>
+<div id=pace class=pace hidden><button type=button id=pace-back class="secondary small" aria-label="previous step">&#x25C0; back</button>
+<button type=button id=pace-next class="secondary small" aria-label="next step">next &#x25B6;</button>
+<button type=button id=pace-live class="secondary small">live</button>
+<label>speed <select id=speed><option value=0.5>&#xBD;&#xD7;</option><option value=1 selected>1&#xD7;</option>
+<option value=2>2&#xD7;</option><option value=4>4&#xD7;</option></select></label> <span id=pace-where class=muted></span></div>
 <div class=game-layout>
 <main id=table class=table-area></main>
-<aside class=side><h3>What happened</h3><ol id=log class=log></ol></aside>
+<aside class=side><h3>What happened</h3><ol id=log class=log></ol>
+<details class=help open><summary>Reading the table</summary>{help}</details></aside>
 </div>
 """
 
@@ -125,7 +144,10 @@ def home_page() -> str:
 
 
 def game_page() -> str:
-    return _shell("Economancy game", _GAME, ["table.js", "common.js", "game.js"], ["table.css", "app.css"])
+    from viewer.page import READING_THE_TABLE
+
+    return _shell("Economancy game", _GAME.replace("{help}", READING_THE_TABLE), ["table.js", "common.js", "game.js"],
+                  ["table.css", "app.css"])
 
 
 _REPLAY_CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:"
@@ -150,7 +172,7 @@ def replay_response(rec: Any) -> Response:
     from viewer.page import replay_page
 
     try:
-        replay = game_replay(rec)
+        replay = game_replay(rec, [display_name(n) for n in rec.seats])
     except TraceError as e:
         if rec.status == "aborted":  # cut off before its first state: nothing to draw, but not an error
             reason = html.escape(rec.fault_reason or _aborted_reason(rec) or "cut off")

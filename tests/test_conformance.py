@@ -17,7 +17,7 @@ import orjson
 import pytest
 
 from driver.botspec import BotSpec
-from driver.game import GameOptions, play_game
+from driver.game import GameOptions, game_lines, play_game
 from protocol.wire import decode_move, decode_state, encode
 import tracedata
 
@@ -45,12 +45,13 @@ def test_replayed_game_matches_the_original(path: Path) -> None:
     bots = [BotSpec((sys.executable, "-S", str(REPLAY), str(path), str(seat)), f"replay{seat}") for seat in range(players)]
     result = play_game(bots, GameOptions(base=base, max_days=max_days, timeout=5.0))
     expected = [_without_reason(orjson.loads(line)) for line in tracedata.read_bytes(path.name).splitlines()]
-    ours = [_without_reason(orjson.loads(line)) for line in result.trace]
+    ours = [_without_reason(orjson.loads(line)) for line in game_lines(result.trace)]  # our header is not the original's
     for number, (want, got) in enumerate(zip(expected, ours), start=1):
         assert got == want, f"{path.name} line {number} differs"
     assert len(ours) == len(expected)
     # Beyond equal values, the same bytes (compact, sorted keys), fault states aside.
-    for number, (want_line, got_line) in enumerate(zip(tracedata.read_bytes(path.name).splitlines(), result.trace), start=1):
+    want_lines = tracedata.read_bytes(path.name).splitlines()
+    for number, (want_line, got_line) in enumerate(zip(want_lines, game_lines(result.trace)), start=1):
         if b'"name":"fault"' not in want_line:
             assert got_line == want_line, f"{path.name} line {number}: same value, different bytes"
     final = expected[-1]["phase"]

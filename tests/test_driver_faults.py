@@ -15,7 +15,7 @@ import pytest
 from proctable import MARK_VARIABLE, marked_processes, new_mark, zombie_children
 
 from driver.botspec import BotOptions, BotSpec
-from driver.game import GameOptions, GameResult, play_game
+from driver.game import GameOptions, GameResult, game_lines, play_game
 from driver.process import STDERR_LIMIT, BotGroup
 
 BOTS = Path(__file__).parent / "bots"
@@ -73,7 +73,7 @@ def assert_fault(result: GameResult, seat: int, *words: str) -> str:
     reason = result.fault[1]
     for word in words:
         assert word in reason, reason
-    values = [orjson.loads(line) for line in result.trace]
+    values = [orjson.loads(line) for line in game_lines(result.trace)]
     last = values[-1]
     assert "player" not in last
     assert last["phase"] == {"name": "fault", "forfiet": seat, "reason": reason}
@@ -83,7 +83,7 @@ def assert_fault(result: GameResult, seat: int, *words: str) -> str:
 
 def last_state_to(result: GameResult, seat: int) -> int:
     """Index in the trace of the last state sent to `seat`."""
-    values = [orjson.loads(line) for line in result.trace]
+    values = [orjson.loads(line) for line in game_lines(result.trace)]
     return max(i for i, v in enumerate(values) if isinstance(v, dict) and v.get("player") == seat)
 
 
@@ -92,7 +92,7 @@ def test_crash_before_first_move(pid_file: str) -> None:
     assert_fault(result, 1, "exited with status 1")
     assert b"cannot initialise" in result.stderr[1]
     # The state was sent, nothing came back: the fault state follows it.
-    assert last_state_to(result, 1) == len(result.trace) - 2
+    assert last_state_to(result, 1) == len(game_lines(result.trace)) - 2
     assert_all_gone(pid_file)
 
 
@@ -111,7 +111,7 @@ def test_never_answers(pid_file: str) -> None:
     # No start-up allowance for the silent bot: its first answer is due in 3 s.
     result = play([GOOD, bot("silent.py")], timeout=3, seats=(BotOptions(), BotOptions(startup=0)))
     assert_fault(result, 1, "timeout", "3 s", "did the bot flush its output?")
-    assert orjson.loads(result.trace[-2]) == "timeout"
+    assert orjson.loads(game_lines(result.trace)[-2]) == "timeout"
     assert time.monotonic() - started < 10
     assert_all_gone(pid_file)
 
@@ -120,7 +120,7 @@ def test_answer_after_timeout_is_a_timeout(pid_file: str, monkeypatch: pytest.Mo
     monkeypatch.setenv("LATE_SECONDS", "5")
     result = play([bot("late.py"), GOOD], timeout=3)
     assert_fault(result, 0, "timeout")
-    assert orjson.loads(result.trace[-2]) == "timeout"
+    assert orjson.loads(game_lines(result.trace)[-2]) == "timeout"
     assert result.moves == 2  # both first investments; the late answer was the second of seat 0
     assert_all_gone(pid_file)
 
@@ -128,28 +128,28 @@ def test_answer_after_timeout_is_a_timeout(pid_file: str, monkeypatch: pytest.Mo
 def test_garbage_answer(pid_file: str) -> None:
     result = play([GOOD, bot("garbage.py")])
     assert_fault(result, 1, "not JSON", "I choose the Ghost")
-    assert orjson.loads(result.trace[-2]) == "I choose the Ghost, obviously!"
+    assert orjson.loads(game_lines(result.trace)[-2]) == "I choose the Ghost, obviously!"
     assert_all_gone(pid_file)
 
 
 def test_answer_not_an_array(pid_file: str) -> None:
     result = play([bot("not_array.py"), GOOD])
     assert_fault(result, 0, "one-element array")
-    assert orjson.loads(result.trace[-2]) == {"move": 0}
+    assert orjson.loads(game_lines(result.trace)[-2]) == {"move": 0}
     assert_all_gone(pid_file)
 
 
 def test_answer_of_the_wrong_type(pid_file: str) -> None:
     result = play([GOOD, bot("wrong_type.py")])
     assert_fault(result, 1, "bad move", "Ghost")
-    assert orjson.loads(result.trace[-2]) == ["Ghost"]
+    assert orjson.loads(game_lines(result.trace)[-2]) == ["Ghost"]
     assert_all_gone(pid_file)
 
 
 def test_illegal_move(pid_file: str) -> None:
     result = play([bot("illegal.py"), GOOD])
     assert_fault(result, 0, "invest more coins than they have")
-    assert orjson.loads(result.trace[-2]) == [4]
+    assert orjson.loads(game_lines(result.trace)[-2]) == [4]
     assert_all_gone(pid_file)
 
 
@@ -157,8 +157,8 @@ def test_fifty_megabyte_line(pid_file: str) -> None:
     started = time.monotonic()
     result = play([GOOD, bot("huge_line.py")])
     assert_fault(result, 1, "longer than")
-    assert orjson.loads(result.trace[-2]).startswith("[999")
-    assert max(len(line) for line in result.trace) < 10_000
+    assert orjson.loads(game_lines(result.trace)[-2]).startswith("[999")
+    assert max(len(line) for line in game_lines(result.trace)) < 10_000
     assert time.monotonic() - started < 10
     assert_all_gone(pid_file)
 
@@ -182,7 +182,7 @@ def test_stderr_flood_does_not_block_the_game(pid_file: str) -> None:
     assert len(kept) < (64 << 10) + 200
     assert kept.startswith(b"[... ") and b"bytes of standard error dropped" in kept
     assert kept.rstrip().endswith(b"done")
-    assert orjson.loads(result.trace[-1])["phase"]["name"] == "end"
+    assert orjson.loads(game_lines(result.trace)[-1])["phase"]["name"] == "end"
     assert_all_gone(pid_file)
 
 
@@ -191,7 +191,7 @@ def test_endless_stderr_cannot_starve_the_game(pid_file: str) -> None:
     # loop, or the answers on stdout would never be seen.
     result = play([bot("stderr_endless.py"), GOOD], max_days=3, timeout=5.0)
     assert result.fault is None
-    assert result.days == 3 and orjson.loads(result.trace[-1])["phase"]["name"] == "end"
+    assert result.days == 3 and orjson.loads(game_lines(result.trace)[-1])["phase"]["name"] == "end"
     assert len(result.stderr[0]) <= STDERR_LIMIT + 200
     assert_all_gone(pid_file)
 
@@ -228,7 +228,7 @@ def test_unstartable_bot_forfeits_before_the_game(tmp_path: Path) -> None:
     script.chmod(0o755)
     result = play([GOOD, BotSpec((str(script),), "no_shebang")])
     assert_fault(result, 1, "cannot start")
-    assert len(result.trace) == 1 and result.moves == 0
+    assert len(game_lines(result.trace)) == 1 and result.moves == 0 and orjson.loads(result.trace[0])["meta"] == "header"
     assert set(zombie_children()) <= zombies_before
 
 
@@ -238,7 +238,7 @@ def test_a_later_seat_fault_waits_for_earlier_seats_answers(pid_file: str) -> No
     # counts and is traced first, then seat 1 forfeits.
     result = play([bot("simple.py", "defender", "0.5"), bot("garbage.py")])
     assert_fault(result, 1, "not JSON")
-    values = [orjson.loads(line) for line in result.trace]
+    values = [orjson.loads(line) for line in game_lines(result.trace)]
     assert [v.get("player") if isinstance(v, dict) else v for v in values] == [
         0,
         [0],
@@ -256,7 +256,7 @@ def test_an_earlier_seat_fault_does_not_wait_for_later_seats(pid_file: str) -> N
     assert_fault(result, 0, "not JSON")
     assert time.monotonic() - started < 8  # seat 1 answers only after 10 s
     # Seat 1 was asked at the same time, but the trace stops at the faulty seat.
-    assert [orjson.loads(line).get("player") for line in result.trace[::2]] == [0, None]
+    assert [orjson.loads(line).get("player") for line in game_lines(result.trace)[::2]] == [0, None]
     assert_all_gone(pid_file)
 
 
@@ -307,7 +307,8 @@ def test_a_hidden_answer_is_written_out_only_once_its_round_is_resolved(pid_file
     result = play_game([bot("stamp.py"), bot("stamp.py", "1")], GameOptions(max_days=1, timeout=10, isolation=_isolation), out)
     assert result.fault is None
     seat1_first_answer = float(result.stderr[1].split()[1])
-    written, line = out.writes[1]
+    assert orjson.loads(out.writes[0][1])["meta"] == "header"
+    written, line = out.writes[2]
     assert orjson.loads(line) == [0]  # seat 0's first investment
     assert written >= seat1_first_answer
     assert [line.rstrip(b"\n") for _, line in out.writes] == result.trace
@@ -320,7 +321,8 @@ def test_an_interrupted_game_ends_its_trace_with_an_aborted_record(pid_file: str
         play_game([GOOD, GOOD], GameOptions(max_days=6, timeout=5, isolation=_isolation), out)
     lines = [orjson.loads(line) for _, line in out.writes]
     assert lines[-1] == {"meta": "aborted", "reason": "the referee was interrupted (SIGINT)"}
-    assert all("meta" not in v for v in lines[:-1] if isinstance(v, dict)) and len(lines) >= 4
+    assert lines[0]["meta"] == "header" and len(lines[0]["seats"]) == 2
+    assert all("meta" not in v for v in lines[1:-1] if isinstance(v, dict)) and len(lines) >= 4
     assert_all_gone(pid_file)
 
 

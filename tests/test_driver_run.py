@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 from driver.cli import driver as cli
 from driver.cli import EXIT_CHECK_FAILED, EXIT_DRAW, EXIT_FORFEIT, EXIT_USAGE, EXIT_WINNER
-from driver.game import GameOptions, play_game
+from driver.game import GameOptions, game_lines, play_game
 from protocol.wire import decode_move, decode_state
 
 BOTS = Path(__file__).parent / "bots"
@@ -42,7 +42,9 @@ def script_bot(script: str, *args: str) -> BotSpec:
 def assert_valid_trace(trace: bytes, players: int) -> list[object]:
     """Every line is a state (validated) or an answer; it ends with the final state."""
     values = []
-    for line in trace.splitlines():
+    lines = trace.splitlines()
+    assert orjson.loads(lines[0])["meta"] == "header" and len(orjson.loads(lines[0])["seats"]) == players
+    for line in game_lines(lines):
         value = orjson.loads(line)
         if isinstance(value, dict):
             state = decode_state(line)
@@ -106,7 +108,7 @@ def test_hidden_choices_are_asked_at_the_same_time() -> None:
 
 
 def defending_states(trace: list[bytes]) -> list[dict]:
-    states = [orjson.loads(line) for line in trace]
+    states = [orjson.loads(line) for line in game_lines(trace)]
     return [
         s
         for s in states

@@ -9,7 +9,7 @@ import orjson
 import pytest
 
 from driver.botspec import BotOptions, BotSpec, parse_bot
-from driver.game import GameOptions, play_game, seat_seed, state_lines
+from driver.game import GameOptions, game_lines, play_game, seat_seed, state_lines
 from protocol.engine import Game, move_from_wire
 from protocol.openings import OpeningError
 
@@ -39,7 +39,7 @@ def test_an_opening_is_traced_as_answers_and_the_bots_play_on_from_it() -> None:
     opening = [2, 0, "Worker", "Pass", 1, 1, "Pass", "Worker"]
     res = play_game([SIMPLE, SIMPLE], GameOptions(max_days=4, timeout=10, opening=opening))
     assert res.fault is None
-    answers = replay(res.trace, 2, max_days=4)
+    answers = replay(game_lines(res.trace), 2, max_days=4)
     assert answers[: len(opening)] == opening and len(answers) > len(opening)
     # One time per answer line: None for the referee's opening moves, seconds for the bots'.
     assert len(res.answer_times) == len(answers)
@@ -51,7 +51,7 @@ def test_an_opening_is_traced_as_answers_and_the_bots_play_on_from_it() -> None:
 def test_an_opening_that_stops_inside_a_round_leaves_the_rest_to_the_bots() -> None:
     res = play_game([SIMPLE, SIMPLE, SIMPLE], GameOptions(max_days=2, timeout=10, opening=[3]))
     assert res.fault is None
-    answers = replay(res.trace, 3, max_days=2)
+    answers = replay(game_lines(res.trace), 3, max_days=2)
     assert answers[0] == 3 and res.answer_times[0] is None and res.answer_times[1] is not None
 
 

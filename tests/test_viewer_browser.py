@@ -43,7 +43,8 @@ def _shown(page: Any) -> dict[str, Any]:
         coins: p.querySelector('.ect-coins-n').textContent,
         buys: p.querySelector('.ect-buys-n').textContent,
         points: +p.querySelector('.ect-points-n').textContent,
-        cards: [...p.querySelectorAll('.ect-hand .ect-card')].map(c => c.dataset.card),
+        // identical cards are drawn once with their count ("x3"): count them back
+        cards: [...p.querySelectorAll('.ect-hand .ect-card')].flatMap(c => Array(+(c.dataset.count || 1)).fill(c.dataset.card)),
       }));
       const shop = {};
       document.querySelectorAll('.ect-pile').forEach(p => shop[p.dataset.card] = p.querySelector('.ect-count-n').textContent);

@@ -26,12 +26,14 @@ from tournaments.store import GameRecord, Store, TournamentRow
 
 _CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2em;color:#222;max-width:80em}
+.fit,details{max-width:100%;overflow-x:auto}svg{max-width:100%;height:auto}a.pair{color:inherit;text-decoration:none;display:block}a.pair:hover{outline:2px solid #2a62c9}
+@media (max-width:600px){body{margin:.6em}th,td{padding:.2em .35em}h1{font-size:1.3em}}
 h1{font-size:1.6em}h2{font-size:1.25em;margin-top:2em;border-bottom:1px solid #ccc}
 table{border-collapse:collapse;margin:.5em 0}
 th,td{padding:.3em .6em;border:1px solid #ddd;text-align:right;font-variant-numeric:tabular-nums}
 th{background:#f4f4f4}td.name,th.name{text-align:left}
 td.cell{min-width:5.5em}td.ns{opacity:.55}td.self{background:#eee}
-.small{font-size:.8em;color:#555}
+.small{font-size:.8em;color:#555;overflow-wrap:anywhere}
 """
 
 
@@ -68,12 +70,20 @@ def standings_table(st: Standings) -> str:
     )
 
 
-def pairings_table(st: Standings) -> str:
-    """One row per pair of bots that met: the terminal's pairings table."""
+def _pair_link(a: str, b: str, text: str, linked: bool) -> str:
+    """A cell's text, linked to the game list showing the games of a against b (when the report lists games)."""
+    if not linked:
+        return text
+    return f"<a class=pair href='#games' data-bot='{_esc(a)}' data-vs='{_esc(b)}' title='the games of {_esc(a)} against {_esc(b)}'>{text}</a>"
+
+
+def pairings_table(st: Standings, linked: bool = False) -> str:
+    """One row per pair of bots that met: the terminal's pairings table;
+    `linked`: each row's games count opens their list."""
     rows = []
     for a, b, c in st.pairings():
         rows.append(
-            f"<tr><td class=name>{_esc(a)}</td><td class=name>{_esc(b)}</td><td>{c.games}</td>"
+            f"<tr><td class=name>{_esc(a)}</td><td class=name>{_esc(b)}</td><td>{_pair_link(a, b, str(c.games), linked)}</td>"
             f"<td>{c.wins}-{c.draws}-{c.losses}</td><td>{score_text(c)} [{c.low:.2f}, {c.high:.2f}]</td>"
             f"<td>{_esc(c.elo_text())}</td><td>{percent(c.los)}</td><td>{percent(c.draw_ratio)}</td>"
             f"<td>{' '.join(map(str, c.penta))}</td><td>{c.distinct}</td></tr>"
@@ -92,7 +102,7 @@ def pairings_table(st: Standings) -> str:
     )
 
 
-def crosstable_table(st: Standings) -> str:
+def crosstable_table(st: Standings, linked: bool = False) -> str:
     head = "".join(f"<th>{_esc(n)}</th>" for n in st.names)
     rows = []
     for a in st.names:
@@ -108,7 +118,8 @@ def crosstable_table(st: Standings) -> str:
                 title = f"{a} vs {b}: {c.score:g}/{c.games}, 95% [{c.low:.2f}, {c.high:.2f}]"
                 cells.append(
                     f"<td class='{cls}' style='background:{_heat(c.mean)}' title='{_esc(title)}'>"
-                    f"{score_text(c)}<br><span class=small>[{c.low:.2f}, {c.high:.2f}]</span></td>"
+                    + _pair_link(a, b, f"{score_text(c)}<br><span class=small>[{c.low:.2f}, {c.high:.2f}]</span>", linked)
+                    + "</td>"
                 )
         rows.append(f"<tr><th class=name>{_esc(a)}</th>{''.join(cells)}</tr>")
     return (
@@ -135,7 +146,7 @@ def rating_chart(st: Standings) -> str:
 
     parts = [
         f"<svg id=ratings xmlns='http://www.w3.org/2000/svg' width='{label_w + plot_w + 40}' "
-        f"height='{height}' role='img' aria-label='Elo ratings with 95% intervals'>",
+        f"height='{height}' viewBox='0 0 {label_w + plot_w + 40} {height}' role='img' aria-label='Elo ratings with 95% intervals'>",
         f"<line x1='{x(0):.1f}' y1='0' x2='{x(0):.1f}' y2='{height - 20}' stroke='#aaa' stroke-dasharray='3,3'/>",
     ]
     for i, n in enumerate(st.names):
@@ -184,17 +195,18 @@ def render(st: Standings, title: str, subtitle: Sequence[str] = (), results: Seq
     sub = "".join(f"<p class=small>{_esc(s)}</p>" for s in subtitle)
     return (
         "<!DOCTYPE html><html lang=en><head><meta charset=utf-8>"
+        '<meta name=viewport content="width=device-width, initial-scale=1">'
         f"<title>{_esc(title)}</title><style>{_CSS}{REPORT_CSS}</style></head><body>"
         f"<h1>{_esc(title)}</h1>{sub}"
         f"<p>{st.games} games ({_esc(sizes)}).{' <a href=#games>The games, each with its replay.</a>' if extra else ''}</p>"
         + "".join(results)
-        + f"<h2>Standings</h2>{standings_table(st)}"
+        + f"<h2>Standings</h2><div class=fit>{standings_table(st)}</div>"
         f"<h2>Ratings</h2><p class=small>{_esc(model)}, 95% intervals (Laplace approximation under a weak"
         " prior; an open side, dashed, where a perfect score bounds a rating from one side only).</p>"
         f"{rating_chart(st)}"
-        f"<h2>Pairings</h2>{pairings_table(st)}"
-        f"<h2>Crosstable</h2>{crosstable_table(st)}"
-        f"<h2>Forfeits</h2>{forfeit_table(st)}"
+        f"<h2>Pairings</h2><div class=fit>{pairings_table(st, bool(extra))}</div>"
+        f"<h2>Crosstable</h2><div class=fit>{crosstable_table(st, bool(extra))}</div>"
+        f"<h2>Forfeits</h2><div class=fit>{forfeit_table(st)}</div>"
         f"{extra}</body></html>\n"
     )
 

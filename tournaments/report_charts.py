@@ -30,7 +30,7 @@ def bar_chart(labels: Sequence[str], series: Mapping[str, Sequence[int]], *, cha
     bar = max(group * 0.8 / max(len(names), 1), 1.0)
     plot_h = height - top - bottom
     out = [f"<svg id='{_esc(chart_id)}' class=chart xmlns='http://www.w3.org/2000/svg' width='{width}' "
-           f"height='{height}' role='img' aria-label='{_esc(title)}'>",
+           f"height='{height}' viewBox='0 0 {width} {height}' role='img' aria-label='{_esc(title)}'>",
            f"<text x='{left}' y='14' class=ct>{_esc(title)}</text>",
            f"<line x1='{left}' y1='{height - bottom}' x2='{width - right}' y2='{height - bottom}' class=ax />",
            f"<text x='{left - 4}' y='{top + 4}' text-anchor=end class=tk>{peak}</text>",
@@ -60,7 +60,7 @@ def stacked_bars(rows: Sequence[str], parts: Sequence[str], values: Mapping[str,
     height = top + row_h * len(rows) + 8
     plot_w = width - label_w - 50
     out = [f"<svg id='{_esc(chart_id)}' class=chart xmlns='http://www.w3.org/2000/svg' width='{width}' "
-           f"height='{height}' role='img' aria-label='{_esc(title)}'>",
+           f"height='{height}' viewBox='0 0 {width} {height}' role='img' aria-label='{_esc(title)}'>",
            f"<text x='0' y='14' class=ct>{_esc(title)}</text>"]
     for i, row in enumerate(rows):
         y = top + i * row_h
@@ -101,7 +101,7 @@ def line_chart(xs: Sequence[int], series: Mapping[str, Sequence[float]], *, char
         return top + (hi - v) / (hi - lo) * (height - top - bottom)
 
     out = [f"<svg id='{_esc(chart_id)}' class=chart xmlns='http://www.w3.org/2000/svg' width='{width}' "
-           f"height='{height}' role='img' aria-label='{_esc(title)}'>",
+           f"height='{height}' viewBox='0 0 {width} {height}' role='img' aria-label='{_esc(title)}'>",
            f"<text x='{left}' y='14' class=ct>{_esc(title)}</text>",
            f"<line x1='{left}' y1='{py(0):.1f}' x2='{width - right}' y2='{py(0):.1f}' class=ax />",
            f"<text x='{left - 4}' y='{top + 4}' text-anchor=end class=tk>{hi:.0f}</text>",

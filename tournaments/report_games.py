@@ -37,6 +37,8 @@ from viewer.model import Replay, TraceError, build_replay, visible
 
 __all__ = ["GameFacts", "game_replay", "seat_stderr", "read_games", "sections", "ladder_games", "WIN_KINDS", "REPORT_CSS"]
 
+_LIST_STDERR = 1500  # characters of a forfeit's standard error in the game list (the replay keeps more)
+
 WIN_KINDS = ("won on points", "won by elimination", "won by forfeit", "draw", "lost", "forfeited")
 
 
@@ -65,11 +67,14 @@ def seat_stderr(blob: bytes, seats: Sequence[str]) -> list[str]:
     return out
 
 
-def game_replay(rec: GameRecord) -> Replay:
-    """The replay of one stored game: seat names, and the kept standard
-    error shown with a fault."""
-    title = f"Game {rec.id}: " + " vs ".join(rec.seats)
-    return build_replay(rec.trace_lines(), rec.seats, title=title, stderr=seat_stderr(rec.stderr, rec.seats))
+def game_replay(rec: GameRecord, names: Sequence[str] | None = None) -> Replay:
+    """The replay of one stored game: seat names (`names`, as people read
+    them, or the stored ones), the kept standard error shown with a fault,
+    each answer's think time and the opening's moves marked as the referee's."""
+    shown = list(names) if names is not None else list(rec.seats)
+    title = f"Game {rec.id}: " + " vs ".join(shown)
+    return build_replay(rec.trace_lines(), shown, title=title, stderr=seat_stderr(rec.stderr, rec.seats),
+                        times=rec.answer_times())
 
 
 @dataclass
@@ -85,6 +90,7 @@ class GameFacts:
     fault_reason: str | None
     bought: list[list[tuple[int, str]]] = field(default_factory=list)  # per seat: (day, card) actually got
     replay: str | None = None  # the replay page, relative to the report
+    stderr: str = ""  # the forfeiting bot's kept standard error (its end), shown in the list
 
 
 def _facts(rec: GameRecord, replay: Replay | None) -> GameFacts:
@@ -94,6 +100,11 @@ def _facts(rec: GameRecord, replay: Replay | None) -> GameFacts:
         return facts
     game = replay.games[-1]
     facts.kind = game.result.get("kind", "cut")
+    if game.steps:  # the day the game ended on, as its replay says (older stores counted completed days)
+        facts.days = game.steps[-1]["D"]
+        if game.steps[-1]["k"] == "fault":
+            text = str(game.steps[-1].get("ev", {}).get("stderr", ""))
+            facts.stderr = text if len(text) <= _LIST_STDERR else "\u2026" + text[-_LIST_STDERR:]
     names = [c["name"] for c in replay.cards]
     for step in game.steps:
         ev = step.get("ev")
@@ -148,6 +159,23 @@ def _result_text(f: GameFacts) -> str:
     return _RESULT_TEXT.get(f.kind, "draw") if f.kind in ("aborted", "cut") else "draw"
 
 
+def _seat_key(f: GameFacts, seat: int) -> str:
+    """One seat's result as the list's filter names it (a result chosen with a bot is that bot's)."""
+    outcome = seat_outcome(f.result, seat)
+    if outcome == "forfeit":
+        return "fault"
+    if outcome == "win":
+        return f.kind if f.result.fault_seat is None and f.kind in ("points", "elimination") else "win"
+    if outcome == "draw":
+        return "aborted" if f.kind == "aborted" else "draw"
+    return "loss"
+
+
+def _block(text: str) -> str:
+    """Bot text as a <pre>'s content: escaped, control characters visible, its lines kept."""
+    return "\n".join(_esc(line) for line in text.split("\n"))
+
+
 def _result_key(f: GameFacts) -> str:
     if f.result.fault_seat is not None:
         return "fault"
@@ -159,22 +187,37 @@ def _result_key(f: GameFacts) -> str:
 _LIST_SCRIPT = """
 (function () {
   var rows = Array.prototype.slice.call(document.querySelectorAll("#game-list tbody tr"));
-  var bot = document.getElementById("f-bot"), res = document.getElementById("f-result"),
+  var bot = document.getElementById("f-bot"), vs = document.getElementById("f-vs"), res = document.getElementById("f-result"),
       lo = document.getElementById("f-min"), hi = document.getElementById("f-max"),
       count = document.getElementById("f-count");
+  function matches(key, r) {
+    return key === r || (r === "win" && /^(points|elimination|win)$/.test(key));
+  }
   function apply() {
-    var shown = 0, b = bot.value, r = res.value, min = parseInt(lo.value, 10), max = parseInt(hi.value, 10);
+    var shown = 0, b = bot.value, o = vs.value, r = res.value, min = parseInt(lo.value, 10), max = parseInt(hi.value, 10);
     rows.forEach(function (tr) {
-      var bots = JSON.parse(tr.getAttribute("data-bots")), days = +tr.getAttribute("data-days");
-      var ok = (!b || bots.indexOf(b) >= 0) && (!r || tr.getAttribute("data-result") === r ||
-        (r === "win" && /^(points|elimination|win)$/.test(tr.getAttribute("data-result")))) &&
+      var bots = JSON.parse(tr.getAttribute("data-bots")), keys = JSON.parse(tr.getAttribute("data-seat-results")),
+          days = +tr.getAttribute("data-days");
+      var mine = [];  // the chosen bot's own results (a bot met twice at one table: each seat)
+      bots.forEach(function (name, i) { if (name === b) mine.push(keys[i]); });
+      var rest = bots.slice();  // the opponents: every seat but one of the chosen bot's
+      if (b && mine.length) rest.splice(bots.indexOf(b), 1);
+      var ok = (!b || mine.length > 0) && (!o || rest.indexOf(o) >= 0) &&
+        (!r || (b ? mine.some(function (k) { return matches(k, r); }) : matches(tr.getAttribute("data-result"), r))) &&
         (isNaN(min) || days >= min) && (isNaN(max) || days <= max);
       tr.hidden = !ok;
       if (ok) shown++;
     });
-    count.textContent = shown + " of " + rows.length + " games shown";
+    count.textContent = shown + " of " + rows.length + " games shown" + (b && r ? " (the result is " + b + "'s)" : "");
   }
-  [bot, res, lo, hi].forEach(function (e) { e.addEventListener("input", apply); e.addEventListener("change", apply); });
+  [bot, vs, res, lo, hi].forEach(function (e) { e.addEventListener("input", apply); e.addEventListener("change", apply); });
+  // A pairing or crosstable cell: the games of its two bots.
+  Array.prototype.forEach.call(document.querySelectorAll("a.pair"), function (a) {
+    a.addEventListener("click", function () {
+      bot.value = a.getAttribute("data-bot"); vs.value = a.getAttribute("data-vs"); res.value = ""; lo.value = hi.value = "";
+      apply();
+    });
+  });
   apply();
 })();
 """
@@ -194,17 +237,22 @@ def game_list(facts: Sequence[GameFacts], db: str) -> str:
         else:
             link = f"<code class=small>tournament replay {_esc(db)} {f.id}</code>"
         reason = f"<br><span class=small>{_esc(f.fault_reason)}</span>" if f.fault_reason else ""
+        if f.stderr:
+            reason += f"<details class=err><summary class=small>its standard error</summary><pre>{_block(f.stderr)}</pre></details>"
+        keys = [_seat_key(f, i) for i in range(len(f.seats))]
         rows.append(
             f"<tr data-bots='{html.escape(orjson.dumps([visible(x) for x in f.seats]).decode(), quote=True)}'"
-            f" data-result='{_result_key(f)}'"
+            f" data-seat-results='{orjson.dumps(keys).decode()}' data-result='{_result_key(f)}'"
             f" data-days='{f.days}' data-game='{f.id}'><td>{f.id}</td><td class=name>{_esc(seats)}</td>"
             f"<td class=name>{_esc(_result_text(f))}{reason}</td><td>{f.days}</td><td>{f.moves}</td><td>{link}</td></tr>"
         )
     return (
         "<div class=filters><label>bot <select id=f-bot><option value=''>any</option>" + options + "</select></label>"
+        " <label>against <select id=f-vs><option value=''>anyone</option>" + options + "</select></label>"
         " <label>result <select id=f-result><option value=''>any</option><option value=win>a win</option>"
         "<option value=points>won on points</option><option value=elimination>won by elimination</option>"
-        "<option value=draw>draw</option><option value=fault>forfeit</option><option value=aborted>cut off</option>"
+        "<option value=draw>draw</option><option value=loss>a loss</option><option value=fault>forfeit</option>"
+        "<option value=aborted>cut off</option>"
         "</select></label> <label>days from <input id=f-min type=number min=0 size=4></label>"
         " <label>to <input id=f-max type=number min=0 size=4></label> <span id=f-count class=small></span></div>"
         "<div class=scroll><table id=game-list><thead><tr><th>game</th><th class=name>seats</th>"
@@ -227,7 +275,7 @@ def length_section(facts: Sequence[GameFacts]) -> str:
     days = sorted(f.days for f in facts)
     median = days[len(days) // 2]
     return (bar_chart(labels, by_size, chart_id="lengths", title="Games by length",
-                      x_label="days completed (0: the game ended during day 1)")
+                      x_label="the day the game ended on (as its replay counts)")
             + f"<p class=small>Median {median} days, shortest {days[0]}, longest {days[-1]}.</p>")
 
 
@@ -288,8 +336,8 @@ def buy_profile(facts: Sequence[GameFacts]) -> str:
             rows.append(f"<tr><td class=name>{_esc(card)}</td>{cells}<td>{sum(counts[card].values()) / len(games):.2f}"
                         f"</td><td>{rate:.0%} <span class=small>({len(scores)})</span></td></tr>")
         parts.append(
-            f"<details><summary>{_esc(bot)}: {len(games)} games</summary><table class=buys><tr><th class=name>card \\ day"
-            f"</th>{heads}<th>per game</th><th>score when bought</th></tr>{''.join(rows)}</table></details>"
+            f"<details><summary>{_esc(bot)}: {len(games)} games</summary><div class=fit><table class=buys><tr><th class=name>card \\ day"
+            f"</th>{heads}<th>per game</th><th>score when bought</th></tr>{''.join(rows)}</table></div></details>"
         )
     return ("<p class=small>Copies bought per game, by day of the game (columns); the last column is the bot's"
             " mean score (win 1, draw 1/2, by the standings' rules) in the games where it bought the card at least"
@@ -355,6 +403,8 @@ REPORT_CSS = """
 .filters{display:flex;flex-wrap:wrap;gap:.5em 1em;align-items:center;margin:.5em 0}
 .filters select,.filters input{font:inherit}.filters input{width:5em}
 .scroll{max-height:40em;overflow:auto}#game-list td{vertical-align:top}
+details.err pre{max-height:12em;overflow:auto;white-space:pre-wrap;overflow-wrap:anywhere;background:#1f2430;color:#eee;padding:.4em;font-size:.8em;text-align:left}
+@media (max-width:600px){.filters input{width:3.5em}#game-list td.name{max-width:9em;overflow-wrap:anywhere}}
 table.buys td{min-width:2.6em}details{margin:.3em 0}summary{cursor:pointer;font-weight:600}
 a.replay{font-weight:600}
 """

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -57,11 +57,11 @@ _JS_SAFE = 2**53 - 1  # largest integer a JavaScript number holds exactly
 POINTS_TO_WIN = 7
 
 _INCOME_TEXT = {
-    "Sorcerer's Stipend": "Day 1: +2 coins; days 2, 3: +1 coin. Everyone starts with one; never sold.",
+    "Sorcerer's Stipend": "Day 1: +2 coins; days 2, 3: +1 coin. Never sold.",
     "Board of Monopoly": "1 point.",
     "Incantation": "3 points.",
     "Worker": "Days 2 and 3: +1 coin.",
-    "Magic Bean Stock": "Every day: +1 coin for every 3 coins its owner holds.",
+    "Magic Bean Stock": "Every day: +1 coin per 3 coins held.",
     "Bubble": "Cannot attack; its attack 9 counts when it defends.",
     "Ghost": "Day 3: +1 coin.",
     "Senior Worker": "Every day: +1 coin.",
@@ -127,10 +127,17 @@ class _Line:
 def parse_lines(data: bytes | str | Iterable[bytes | str]) -> list[_Line]:
     """Decode a trace (bytes, text, or an iterable of lines) into JSON values;
     blank lines are skipped, a line that is not JSON is a TraceError."""
-    if isinstance(data, (bytes, str)):
-        lines: Iterable[bytes | str] = data.splitlines()
-    else:
-        lines = data
+    out, bad = _parse(data)
+    if bad is not None:
+        raise bad
+    return out
+
+
+def _parse(data: bytes | str | Iterable[bytes | str]) -> tuple[list[_Line], TraceError | None]:
+    """The lines up to the first that is not JSON, and that line's error
+    (None: every line read). A trace copied while it was written ends
+    mid-line: the caller shows what came before and says it is cut."""
+    lines: Iterator[bytes | str] = iter(data.splitlines() if isinstance(data, (bytes, str)) else data)
     out = []
     for number, line in enumerate(lines, 1):
         if not line.strip():
@@ -144,8 +151,11 @@ def parse_lines(data: bytes | str | Iterable[bytes | str]) -> list[_Line]:
             out.append(_Line(number, value, text))
         except (orjson.JSONDecodeError, ValueError) as e:
             snippet = printable(line if isinstance(line, str) else line.decode("utf-8", "replace"))
-            raise TraceError(f"line {number}: not JSON ({getattr(e, 'msg', e)}): {_text(snippet, 80)}") from None
-    return out
+            error = TraceError(f"line {number}: not JSON ({getattr(e, 'msg', e)}): {_text(snippet, 80)}")
+            error.line = number  # type: ignore[attr-defined]
+            error.last = not any(rest.strip() for rest in lines)  # type: ignore[attr-defined]
+            return out, error
+    return out, None
 
 
 def _has_float(v: Any) -> bool:
@@ -338,6 +348,7 @@ class _Builder:
         self.chart_days: list[int] = []
         self.chart_coins: list[list[float]] = []
         self.chart_points: list[list[int]] = []
+        self.timed_out = False  # the decision being read ran out of time
 
     # states ---------------------------------------------------------
 
@@ -389,9 +400,12 @@ class _Builder:
 
     # decisions -------------------------------------------------------
 
-    def ask(self, s: _State, answer: _Line | None, following: _State | None) -> None:
+    def ask(self, s: _State, answer: _Line | None, following: _State | None,
+            took: float | None | bool = False) -> None:
         """A state sent to one seat, its answer (None: none came), and the
-        next state (None: the trace stops), which tells what it led to."""
+        next state (None: the trace stops), which tells what it led to.
+        `took`: the answer's seconds, None for an opening move the referee
+        played, False when unknown."""
         if self.game is None:
             self._start(s)
         seat = s.player
@@ -401,8 +415,14 @@ class _Builder:
         move = answer.value[0] if answer is not None and isinstance(answer.value, list) and len(answer.value) == 1 \
             else None
         extra: dict[str, Any] = {"p": seat, "a": text}
+        if took is None:
+            extra["o"] = 1  # the opening's move: the referee played it, not the bot
+        elif took is not False and isinstance(took, (int, float)) and math.isfinite(took) and took >= 0:
+            extra["t"] = round(float(took), 3)
         faulted = following is not None and following.player is None and following.phase.get("name") == "fault" \
             and following.phase.get("forfiet") == seat
+        self.timed_out = faulted and answer is not None and answer.value == "timeout" \
+            and str(following.phase.get("reason", "")).startswith("timeout")  # type: ignore[union-attr]
         if name in ("investing", "buy"):
             key = s.key()
             if self.round_kind != name or key != self.round_key or any(q >= seat for q, _, _ in self.round_answers):
@@ -447,6 +467,8 @@ class _Builder:
         m = self._move(phase, move, s, seat)
         if faulted:
             m["bad"] = True
+            if self.timed_out:  # the referee's "timeout" line, not the bot's words
+                m["timeout"] = True
         return m
 
     def _move(self, phase: str, move: Any, s: _State, seat: int) -> dict[str, Any]:
@@ -576,14 +598,15 @@ class _Builder:
         self.game.result = {"kind": how, "winner": winner}
         self._step("end", s, ev=event)
 
-    def stop(self, reason: str | None, line: int) -> None:
+    def stop(self, reason: str | None, line: int, cut: str | None = None) -> None:
         """The trace stops without a final state: cut off (`aborted` meta
-        line, with the referee's reason) or simply ended."""
+        line, with the referee's reason) or simply ended (`cut` says how,
+        when the reader knows: a last line cut mid-line)."""
         assert self.game is not None and self.game.steps
         last = self.game.steps[-1]
         self._new_round("end")
         kind = "aborted" if reason is not None else "cut"
-        event = {"type": kind, "reason": _text(reason, MAX_REASON) if reason is not None else ""}
+        event = {"type": kind, "reason": _text(reason, MAX_REASON) if reason is not None else (cut or "")}
         self.game.result = {"kind": kind}
         self.game.steps.append({"k": kind, "s": last["s"], "D": last["D"], "r": self.round, "ln": line, "ev": event})
 
@@ -606,12 +629,26 @@ def build_replay(
     *,
     title: str = "Economancy replay",
     stderr: Sequence[str] | None = None,
+    times: Sequence[float | None] | None = None,
 ) -> Replay:
     """Read a whole trace (one game or the original's stream of several)
     into the replay's model. `names` name the seats when the trace does
-    not (a `{"meta": "players"}` line does); `stderr` is each seat's kept
-    standard error, shown with a fault (from the tournament store)."""
-    lines = parse_lines(data)
+    not (a `{"meta": "players"}` or `{"meta": "header"}` line does; given
+    names win over a header's, which a bot could not write but a file
+    edited by hand could); `stderr` is each seat's kept standard error,
+    shown with a fault (from the tournament store); `times` the seconds
+    each answer line took, in trace order, None for an opening move the
+    referee played (the store's `answer_times`): each decision shows its
+    think time, and the opening's moves are marked as the referee's.
+
+    A trace whose last line is cut mid-line (copied while it was being
+    written) shows everything before it and ends on "cut", saying so."""
+    lines, bad = _parse(data)
+    if bad is not None and not (getattr(bad, "last", False) and any(_is_state(x.value) for x in lines)):
+        raise bad
+    cut_reason = f"the trace's last line ({getattr(bad, 'line', '?')}) is cut mid-line" if bad is not None else None
+    answer_times = list(times or ())
+    answered = 0  # answer lines read so far (the index into answer_times)
     cards = _Cards()
     games: list[GameView] = []
     current_names = list(names)
@@ -625,6 +662,8 @@ def build_replay(
             kind = v.get("meta")
             if kind == "players" and isinstance(v.get("names"), list):
                 current_names = [str(x) for x in v["names"]]
+            elif kind == "header" and isinstance(v.get("seats"), list) and not names:
+                current_names = [str(x) for x in v["seats"][:8]]
             elif kind == "aborted" and builder is not None and builder.game is not None and builder.game.steps:
                 reason = v.get("reason")
                 builder.stop(str(reason) if reason is not None else "stopped", line.number)
@@ -649,9 +688,14 @@ def build_replay(
         following = None
         if i < len(lines) and _is_state(lines[i].value):
             following = decoded[i] = _state_of(lines[i], cards)
-        builder.ask(s, answer, following)
+        took: float | None | bool = False  # False: no time known
+        if answer is not None:
+            if not games and answered < len(answer_times):
+                took = answer_times[answered]
+            answered += 1
+        builder.ask(s, answer, following, took)
     if builder is not None and builder.game is not None and builder.game.steps:
-        builder.stop(None, lines[-1].number if lines else 0)
+        builder.stop(None, lines[-1].number if lines else 0, cut_reason)
         games.append(builder.finish())
     if not games:
         raise TraceError("no game in the trace (no state line)")

@@ -18,7 +18,7 @@ import orjson
 
 from viewer.model import Replay, visible
 
-__all__ = ["replay_page", "static_text", "json_for_script"]
+__all__ = ["replay_page", "static_text", "json_for_script", "READING_THE_TABLE"]
 
 _CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:"
 
@@ -38,19 +38,29 @@ def json_for_script(value: object) -> str:
             .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
 
 
+READING_THE_TABLE = """<p><b>Reading the table.</b> Each day: income, then everyone secretly <b>invests</b> coins; the one who invested
+strictly the most <b>attacks</b>: each attacking card (A = attack) is met by one card of each other player
+(D = defense); a card faints when the other side's attack is greater than its defense; a player with no
+card able to defend is eliminated. Then everyone secretly <b>buys</b>; a card wanted by more players than
+are left goes to nobody. 7 points and strictly the most wins. Each card says what it does: income comes
+on the days of the 3-day cycle it names.</p>"""
+# The rules in one paragraph: on the replay page and on the game server's game page.
+
 _BODY = """<div class=page>
 <div class=bar><h1 id=title></h1><label id=games hidden>Game <select id=game></select></label></div>
 <div class=controls role=toolbar aria-label="replay controls">
-<button id=start title="First step (Home)">&#x21E4; start</button>
-<button id=prev-day title="Previous day (PageUp or [)">&#x25C0;&#x25C0; day</button>
-<button id=prev-round title="Previous round (Up, Shift+Left or p)">&#x25C0; round</button>
-<button id=prev title="Previous decision (Left)">&#x2039; step</button>
-<button id=play title="Play / pause (Space)">&#x25B6; play</button>
-<button id=next title="Next decision (Right)">step &#x203A;</button>
-<button id=next-round title="Next round (Down, Shift+Right or n)">round &#x25B6;</button>
-<button id=next-day title="Next day (PageDown or ])">day &#x25B6;&#x25B6;</button>
-<button id=end title="Last step (End)">end &#x21E5;</button>
+<button id=start title="First step (Home)" aria-label="first step">&#x21E4;<span class=w> start</span></button>
+<button id=prev-day title="Previous day (PageUp or [)" aria-label="previous day">&#x25C0;&#x25C0;<span class=w> day</span></button>
+<button id=prev-round title="Previous round (Up, Shift+Left or p)" aria-label="previous round">&#x25C0;<span class=w> round</span></button>
+<button id=prev title="Previous decision (Left)" aria-label="previous step">&#x2039;<span class=w> step</span></button>
+<button id=play title="Play / pause (Space)" aria-label="play or pause">&#x25B6;<span class=w> play</span></button>
+<button id=next title="Next decision (Right)" aria-label="next step"><span class=w>step </span>&#x203A;</button>
+<button id=next-round title="Next round (Down, Shift+Right or n)" aria-label="next round"><span class=w>round </span>&#x25B6;</button>
+<button id=next-day title="Next day (PageDown or ])" aria-label="next day"><span class=w>day </span>&#x25B6;&#x25B6;</button>
+<button id=end title="Last step (End)" aria-label="last step"><span class=w>end </span>&#x21E5;</button>
 <input id=scrub type=range min=0 max=0 value=0 aria-label="timeline">
+<label class=pace>play by <select id=unit aria-label="play by"><option value=step>step</option><option value=round>round</option><option value=day>day</option></select></label>
+<label class=pace>speed <select id=speed aria-label="speed"><option value=0.5>&#xBD;&#xD7;</option><option value=1 selected>1&#xD7;</option><option value=2>2&#xD7;</option><option value=4>4&#xD7;</option></select></label>
 <div id=where></div>
 </div>
 <div class=layout>
@@ -59,13 +69,10 @@ _BODY = """<div class=page>
 <div class=box id=log></div>
 <div class=box><div id=chart-coins></div><div id=chart-points></div><div id=legend></div></div>
 <div class="box help">
-<p><b>Reading the table.</b> Each day: income, then everyone secretly <b>invests</b> coins; the one who invested
-strictly the most <b>attacks</b>: each attacking card (A = attack) is met by one card of each other player
-(D = defense); a card faints when the other side's attack is greater than its defense; a player with no
-card able to defend is eliminated. Then everyone secretly <b>buys</b>; a card wanted by more players than
-are left goes to nobody. 7 points and strictly the most wins.</p>
-<p><b>Keys.</b> &larr; &rarr; decision, &uarr; &darr; round, PageUp/PageDown day, Home/End, Space plays.
-The address (#step=N, #day=D) points at the step shown: copy it to share.</p>
+""" + READING_THE_TABLE + """<p><b>Keys.</b> &larr; &rarr; decision, &uarr; &darr; round, PageUp/PageDown day, Home/End, Space plays
+(by step, round or day, at the chosen speed; it lingers on revealed bids and fights).
+The address (#step=N, #day=D) points at the step shown: copy it to share.
+A grey figure beside an answer is the time the bot took; "opening move" marks a move the referee set.</p>
 </div>
 </div>
 </div>

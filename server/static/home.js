@@ -95,16 +95,17 @@
         " adds a bot, ", el("code", {text: "ladder run --games 20"}), " plays games; standings appear here as they finish."]));
       return;
     }
+    var WIDE = {"95% interval": 1, drawn: 1, lost: 1, forfeits: 1};  // left out on a phone (app.css)
     var head = el("tr", null, ["#", "bot", "rating", "95% interval", "games", "won", "drawn", "lost", "forfeits"].map(function (h) {
-      return el("th", {text: h});
+      return el("th", {text: h, class: WIDE[h] ? "wide" : ""});
     }));
     var rows = data.rows.map(function (r, i) {
       var num = function (x) { return x === null || x === undefined ? "\u2013" : Math.round(x); };
       var rated = r.games > 0;  // a bot without games has no rating yet (the ladder says 0, "no games")
       return el("tr", null, [el("td", {text: i + 1}), el("td", {class: "name", text: r.name}), el("td", {class: "num", text: rated ? num(r.elo) : "\u2013"}),
-        el("td", {class: "num muted", text: rated ? "[" + num(r.elo_low) + ", " + num(r.elo_high) + "]" : "no games"}),
-        el("td", {class: "num", text: r.games}), el("td", {class: "num", text: r.wins}), el("td", {class: "num", text: r.draws}),
-        el("td", {class: "num", text: r.losses}), el("td", {class: "num", text: r.forfeits})]);
+        el("td", {class: "num muted wide", text: rated ? "[" + num(r.elo_low) + ", " + num(r.elo_high) + "]" : "no games"}),
+        el("td", {class: "num", text: r.games}), el("td", {class: "num", text: r.wins}), el("td", {class: "num wide", text: r.draws}),
+        el("td", {class: "num wide", text: r.losses}), el("td", {class: "num wide", text: r.forfeits})]);
     });
     box.appendChild(el("table", {class: "standings"}, [el("thead", null, [head]), el("tbody", null, rows)]));
     box.appendChild(el("p", {class: "hint", text: (data.games || 0) + " ladder games. Ratings: Elo scale, pool mean 0."}));

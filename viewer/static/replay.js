@@ -75,7 +75,7 @@
     g.steps.forEach(function (s, i) {
       if (s.D !== step.D) return;
       var li = document.createElement("li");
-      li.textContent = T.describe(viewAt(g, i));
+      li.textContent = T.describe(viewAt(g, i)) + (typeof s.t === "number" ? " \u00b7 " + secs(s.t) : "");
       li.className = "log-" + s.k + (i === stepIndex ? " log-current" : "");
       li.setAttribute("data-step", i);
       li.addEventListener("click", function () { go(i); });
@@ -83,8 +83,15 @@
     });
     log.appendChild(list);
     var cur = list.querySelector(".log-current");
-    if (cur && cur.scrollIntoView) cur.scrollIntoView({block: "nearest"});
+    // Scroll the log's own list, never the window: on a phone the table stays where the reader put it.
+    if (cur) {
+      var top = cur.offsetTop - list.offsetTop, bottom = top + cur.offsetHeight;
+      if (top < list.scrollTop) list.scrollTop = top;
+      else if (bottom > list.scrollTop + list.clientHeight) list.scrollTop = bottom - list.clientHeight;
+    }
   }
+
+  function secs(t) { return t < 10 ? t.toFixed(t < 1 ? 2 : 1) + " s" : Math.round(t) + " s"; }
 
   var SEAT = ["#2a62c9", "#d0711b", "#1d8a4a", "#9b3fb8"];
   var NS = "http://www.w3.org/2000/svg";
@@ -98,9 +105,12 @@
 
   function chart(holder, title, days, series, currentDay, names, log) {
     while (holder.firstChild) holder.removeChild(holder.firstChild);
-    var W = 320, H = 150, L = 38, R = 8, Tp = 20, B = 22;
-    var root = svg("svg", {viewBox: "0 0 " + W + " " + H, width: "100%", role: "img", "aria-label": title});
-    root.appendChild(svg("text", {x: L, y: 13, "class": "chart-title"}, title + (log ? " (log scale)" : "")));
+    var W = 320, H = 136, L = 38, R = 8, Tp = 8, B = 22;
+    var root = svg("svg", {viewBox: "0 0 " + W + " " + H, width: "100%", role: "img", "aria-label": title + (log ? " (log scale)" : "")});
+    var caption = document.createElement("div");  // HTML, so a long title wraps instead of being cut
+    caption.className = "chart-title";
+    caption.textContent = title + (log ? " (log scale)" : "");
+    holder.appendChild(caption);
     var f = log ? function (v) { return Math.log10(1 + Math.max(0, v)); } : function (v) { return v; };
     var maxY = 1;
     series.forEach(function (s) { s.forEach(function (v) { maxY = Math.max(maxY, f(v)); }); });
@@ -109,9 +119,11 @@
     var y = function (v) { return H - B - f(v) / maxY * (H - B - Tp); };
     root.appendChild(svg("line", {x1: L, y1: H - B, x2: W - R, y2: H - B, "class": "axis"}));
     root.appendChild(svg("line", {x1: L, y1: Tp, x2: L, y2: H - B, "class": "axis"}));
-    var top = log ? Math.pow(10, maxY) - 1 : maxY;
-    root.appendChild(svg("text", {x: L - 4, y: Tp + 4, "text-anchor": "end", "class": "tick"}, top >= 1e6 ? top.toExponential(0).replace("e+", "e") : Math.round(top)));
-    root.appendChild(svg("text", {x: L - 4, y: H - B, "text-anchor": "end", "class": "tick"}, "0"));
+    ticks(log, maxY).forEach(function (v) {
+      var ty = y(v);
+      root.appendChild(svg("line", {x1: L - 3, y1: ty, x2: L, y2: ty, "class": "axis"}));
+      root.appendChild(svg("text", {x: L - 4, y: ty + 3, "text-anchor": "end", "class": "tick"}, tickText(v)));
+    });
     root.appendChild(svg("text", {x: L, y: H - 6, "class": "tick"}, "day " + minX));
     root.appendChild(svg("text", {x: W - R, y: H - 6, "text-anchor": "end", "class": "tick"}, "end"));
     root.appendChild(svg("line", {x1: x(currentDay), y1: Tp, x2: x(currentDay), y2: H - B, "class": "now"}));
@@ -130,6 +142,29 @@
       goDay(d);
     });
     holder.appendChild(root);
+  }
+
+  /* Axis values: 0 and a few round numbers; on a log axis 0 and powers of ten. */
+  function ticks(log, maxY) {
+    var out = [0];
+    if (log) {
+      var top = Math.floor(maxY - 1e-9), every = Math.max(1, Math.ceil(top / 4));
+      for (var k = every; k <= top; k += every) out.push(Math.pow(10, k));
+      return out;
+    }
+    var step = Math.pow(10, Math.floor(Math.log10(Math.max(1, maxY))));
+    if (maxY / step < 2) step /= 5; else if (maxY / step < 5) step /= 2;
+    step = Math.max(1, step);
+    for (var v = step; v <= maxY + 1e-9; v += step) out.push(v);
+    return out;
+  }
+
+  function tickText(v) {
+    if (v >= 1e4) {
+      var k = Math.round(Math.log10(v));
+      return Math.abs(Math.pow(10, k) - v) < v * 1e-9 ? "1e" + k : v.toExponential(0).replace("e+", "e");
+    }
+    return String(Math.round(v));
   }
 
   function drawCharts(g, day) {
@@ -151,22 +186,53 @@
     });
   }
 
-  function goDay(d) {
+  function goDay(d, keepHash) {
     var steps = game().steps;
-    for (var i = 0; i < steps.length; i++) if (steps[i].D >= d) return go(i);
-    go(steps.length - 1);
+    for (var i = 0; i < steps.length; i++) if (steps[i].D >= d) return go(i, keepHash);
+    go(steps.length - 1, keepHash);
+  }
+
+  /* Playing: one step, round or day at a time at the chosen speed; a
+     revealed bid, a fight and the end stay on screen longer, to be read. */
+  var BASE = 900, LINGER = 2.5;
+
+  function delayFor(step) {
+    var speed = parseFloat($("speed").value) || 1, unit = $("unit").value;
+    var base = (unit === "day" ? 2.2 : unit === "round" ? 1.5 : 1) * BASE / speed;
+    return step.k === "reveal" || step.k === "fight" ? base * LINGER : base;
+  }
+
+  function advance() {
+    var unit = $("unit").value;
+    if (unit === "round") go(jump(1, byRound));
+    else if (unit === "day") go(jump(1, byDay));
+    else go(stepIndex + 1);
   }
 
   function play() {
     if (timer) return stop();
-    $("play").textContent = "\u275a\u275a pause";
-    timer = setInterval(function () { go(stepIndex + 1); }, 900);
+    setPlayLabel(true);
+    var tickOnce = function () {
+      advance();
+      if (timer) timer = setTimeout(tickOnce, delayFor(game().steps[stepIndex]));
+    };
+    timer = setTimeout(tickOnce, delayFor(game().steps[stepIndex]) / LINGER);
   }
 
   function stop() {
-    if (timer) clearInterval(timer);
+    if (timer) clearTimeout(timer);
     timer = null;
-    $("play").textContent = "\u25b6 play";
+    setPlayLabel(false);
+  }
+
+  function setPlayLabel(playing) {
+    var b = $("play");
+    while (b.firstChild) b.removeChild(b.firstChild);
+    b.appendChild(document.createTextNode(playing ? "\u275a\u275a" : "\u25b6"));
+    var w = document.createElement("span");
+    w.className = "w";
+    w.textContent = playing ? " pause" : " play";
+    b.appendChild(w);
   }
 
   function fromHash() {
@@ -175,7 +241,8 @@
     var gi = parseInt(args.game, 10);
     gameIndex = gi >= 1 && gi <= data.games.length ? gi - 1 : 0;
     $("game").value = String(gameIndex);
-    if (args.day !== undefined && /^\d+$/.test(args.day)) return goDay(parseInt(args.day, 10)), undefined;
+    // #day=D and #end stay as typed until the reader moves (then #step=N says where they are).
+    if (args.day !== undefined && /^\d+$/.test(args.day)) return goDay(parseInt(args.day, 10), true), undefined;
     if (args.end !== undefined) return go(game().steps.length - 1, true);
     var s = parseInt(args.step, 10);
     go(isNaN(s) ? 0 : s, isNaN(s));

@@ -46,6 +46,12 @@
     });
   }
 
+  /* Text shown as a block (a bot's standard error): its line breaks and
+     tabs kept, every other control character made visible. */
+  function visibleBlock(text) {
+    return String(text).replace(INVISIBLE, function (ch) { return ch === "\n" || ch === "\t" ? ch : visible(ch); });
+  }
+
   function el(tag, cls, children) {
     var node = document.createElement(tag);
     if (cls) node.className = cls;
@@ -134,7 +140,7 @@
     if (!cardCache) return buildCard(view, id, opts);
     var byTable = cardCache.get(view.cards);
     if (!byTable) { byTable = {}; cardCache.set(view.cards, byTable); }
-    var key = [id, opts.index, opts.uses, opts.attacking, opts.attackPhase, opts.cost].join("|");
+    var key = [id, opts.index, opts.uses, opts.attacking, opts.attackPhase, opts.cost, opts.last].join("|");
     if (!byTable[key]) byTable[key] = buildCard(view, id, opts);
     return byTable[key].cloneNode(true);
   }
@@ -145,7 +151,7 @@
     attr(node, "data-card", card.name);
     append(node, el("div", "ect-card-head", el("span", "ect-card-name", card.name)));
     var art = el("div", "ect-card-art", [glyph(card), el("span", "ect-card-initials", initials(card.name)),
-      opts.index !== undefined ? el("span", "ect-card-index", "#" + opts.index) : null]);
+      opts.index !== undefined ? el("span", "ect-card-index", "#" + opts.index + (opts.last !== undefined ? "\u2013" + opts.last : "")) : null]);
     append(node, art);
     var stats = el("div", "ect-card-stats", [
       statBadge("atk", card.atk, "attack " + (card.atk === null ? "none" : card.atk) + (card.attacks ? "" : " (cannot attack)")),
@@ -154,6 +160,7 @@
     if (card.points) append(stats, statBadge("pts", card.points, card.points + (card.points > 1 ? " points" : " point")));
     append(node, stats);
     if (opts.cost) append(node, el("div", "ect-card-cost", [el("span", "ect-coin-icon"), String(card.cost === null ? "\u2013" : card.cost)]));
+    if (card.text) append(node, el("div", "ect-card-text", card.text));  // readable on a touch screen, where a tooltip is not
     if (opts.uses !== undefined) {
       var limit = opts.attacking ? card.attacks : card.defends;
       var used = opts.uses > 0;
@@ -188,16 +195,21 @@
     return phaseLabel(view.state.phase);
   }
 
+  function seconds(t) {
+    return t < 10 ? t.toFixed(t < 1 ? 2 : 1) + " s" : Math.round(t) + " s";
+  }
+
   function fmt(n) {  // numbers may be strings (beyond 2^53): show as they are, grouped
     var s = String(n);
     return /^-?\d{5,}$/.test(s) ? s.replace(/\B(?=(\d{3})+(?!\d))/g, "\u2009") : s;
   }
 
-  function answerText(view, step) {
+  function answerText(view, step, yours) {
     if (!step || step.k !== "ask") return "";
     var m = step.m || {};
-    if (step.a === undefined) return "thinking\u2026";
-    if (step.a === null) return "no answer";
+    if (step.a === undefined) return yours ? "your move" : "thinking\u2026";
+    if (step.a === null) return "gave no answer";
+    if (m.timeout) return "ran out of time";
     if (m.invest !== undefined) return "invests " + fmt(m.invest);
     if (m.pass) return "passes";
     if (m.buy !== undefined) return "buys " + cardOf(view, m.buy).name;
@@ -215,7 +227,7 @@
     if (ph.name === "investing") return "how much to invest (hidden from the others)";
     if (ph.name === "buy") return "what to buy (hidden from the others)";
     if (ph.name === "attacking") return ph.attacker_card === false && ph.attacker === step.p ?
-      "which card attacks (or 0 to stop)" : "which card defends";
+      "which card attacks, or to stop attacking" : "which card defends";
     return "a move";
   }
 
@@ -227,7 +239,10 @@
     switch (step.k) {
       case "ask":
         if (step.a === undefined) return "Waiting for " + seatName(view, step.p) + ": " + asking(view, step);
-        return seatName(view, step.p) + " " + answerText(view, step) + (step.m && step.m.bad ? " (not a legal move)" : "");
+        var m = step.m || {};
+        return seatName(view, step.p) + " " + answerText(view, step) +
+          (m.bad && step.a !== null && !m.timeout ? " (not a legal move)" : "") +
+          (step.o ? " (opening move, set by the referee)" : "");
       case "reveal":
         if (ev.type === "invest") {
           var amounts = ev.amounts.map(function (a) { return seatName(view, a[0]) + " " + fmt(a[1]); }).join(", ");
@@ -258,7 +273,7 @@
       case "aborted":
         return "Game cut off: " + ev.reason;
       case "cut":
-        return "The trace ends here (the game did not finish).";
+        return "The trace ends here (the game did not finish)" + (ev.reason ? ": " + ev.reason : "") + ".";
     }
     return "";
   }
@@ -318,27 +333,49 @@
     var handNode = el("div", "ect-hand");
     var legalCards = (options.legal && options.legal.cards) || [];
     var inAttack = attackPhase(view);
-    hand(view, seat).forEach(function (c, i) {
-      var node = cardNode(view, c.id, {index: i, uses: c.uses, attacking: inAttack && ph.attacker === seat, attackPhase: inAttack});
+    var cardsHeld = hand(view, seat);
+    var marked = function (i) {
+      return (inAttack && ph.attacker === seat && ph.attacker_card === i) ||
+        (step && step.k === "ask" && step.p === seat && step.m && step.m.card === i) ||
+        legalCards.some(function (lc) { return lc[0] === seat && lc[1] === i; });
+    };
+    for (var i = 0; i < cardsHeld.length; i++) {
+      var c = cardsHeld[i];
+      // Identical cards in a row (same card, same uses, none marked) are drawn once, "x3".
+      var j = i;
+      if (!marked(i)) {
+        while (j + 1 < cardsHeld.length && cardsHeld[j + 1].id === c.id && cardsHeld[j + 1].uses === c.uses && !marked(j + 1)) j++;
+      }
+      var node = cardNode(view, c.id, {index: i, last: j > i ? j : undefined, uses: c.uses,
+        attacking: inAttack && ph.attacker === seat, attackPhase: inAttack});
+      if (j > i) {
+        node.classList.add("ect-group");
+        attr(node, "data-count", j - i + 1);
+        node.appendChild(el("span", "ect-count-badge", "\u00d7" + (j - i + 1)));
+      }
       if (inAttack && ph.attacker === seat && ph.attacker_card === i) node.classList.add("ect-attacking");
       if (step && step.k === "ask" && step.p === seat && step.m && step.m.card === i) node.classList.add("ect-chosen");
       var isLegal = legalCards.some(function (lc) { return lc[0] === seat && lc[1] === i; });
       if (isLegal && options.onCard) {
         node.classList.add("ect-clickable");
         attr(node, "tabindex", 0);
-        node.addEventListener("click", function () { options.onCard(seat, i); });
+        node.addEventListener("click", (function (k) { return function () { options.onCard(seat, k); }; })(i));
+        node.addEventListener("keydown", (function (k) { return function (e) { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); options.onCard(seat, k); } }; })(i));
       }
       handNode.appendChild(node);
-    });
+      i = j;
+    }
     if (!alive) append(handNode, el("div", "ect-empty", "no cards: out of the game"));
     append(panel, handNode);
 
     // This seat's answer at this step, or its sealed answer earlier in the round.
     if (asked) {
       var sealed = ph.name === "investing" || ph.name === "buy";
-      var bubble = el("div", "ect-answer" + (step.m && step.m.bad ? " ect-bad" : ""), [
+      var bubble = el("div", "ect-answer" + (step.m && step.m.bad ? " ect-bad" : "") + (step.o ? " ect-opening" : ""), [
         el("span", "ect-answer-q", "asked " + asking(view, step) + ": "),
-        el("b", "ect-answer-a", answerText(view, step)),
+        el("b", "ect-answer-a", answerText(view, step, options.perspective === seat)),
+        step.o ? el("span", "ect-mark", "opening move, set by the referee") : null,
+        typeof step.t === "number" ? el("span", "ect-took", "thought " + seconds(step.t)) : null,
         step.a === undefined ? null : el("code", "ect-raw", step.a === null ? "(nothing)" : step.a),  // undefined: still thinking (live)
         sealed ? el("span", "ect-sealed", "sealed until everyone has answered") : null,
       ]);
@@ -478,7 +515,9 @@
       if (step.k === "end" && ev.days) body.push(el("p", "ect-note", "after " + ev.days + " days"));
       if (step.k === "fault" && ev.stderr) {
         body.push(el("div", "ect-note", "Last standard error of " + (ev.seat === null ? "the bot" : seatName(view, ev.seat)) + ":"));
-        body.push(el("pre", "ect-stderr", ev.stderr));
+        var pre = el("pre", "ect-stderr");
+        pre.appendChild(document.createTextNode(visibleBlock(ev.stderr)));
+        body.push(pre);
       }
       return el("div", "ect-event ect-event-end ect-end-" + step.k, body);
     }
