@@ -4,7 +4,10 @@ import os
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
-C_FLAGS = ["-O2", "-std=c11", "-Wall", "-Wextra", "-Wno-unused-parameter"]
+C_FLAGS = ["-O2", "-std=c11", "-Wall", "-Wextra", "-Wno-unused-parameter", "-ffp-contract=off"]
+# The search core (protocol/search/) shares the engine's state struct
+# (protocol/engine.h) and is compiled into the same extension.
+SEARCH_SOURCES = [f"protocol/search/{name}.c" for name in ("moves", "evaluation", "mcts", "alphabeta", "module")]
 
 
 class build_ext_and_botinit(build_ext):
@@ -24,8 +27,10 @@ setup(
     ext_modules=[
         Extension(
             "protocol._engine",
-            sources=["protocol/_engine.c"],
+            sources=["protocol/_engine.c", *SEARCH_SOURCES],
+            depends=["protocol/engine.h", "protocol/search/search.h"],
             extra_compile_args=C_FLAGS,
+            libraries=["m"],
         )
     ],
     cmdclass={"build_ext": build_ext_and_botinit},

@@ -5,7 +5,12 @@
     python bench/search.py depth [--times 0.1,0.5,2] [--wall-limit 5] [--base]
 
 `speed`: MCTS iterations per second and alpha-beta nodes per second, from
-the start position and a mid-game one, on one core.
+the start position and a mid-game one, on one core: the C search core
+(bots.search.core, what the bots play) beside the Python reference
+searches (bots/search/mcts.py, alphabeta.py) on the same positions, with
+the ratio; and the depth the champion completes at 0.5 s of CPU with
+each (its Python reference, bots/search/mixed.py, is the champion as it
+was before the C core).
 
 `depth`: the depth the champion completes, and the wall time it takes,
 at each CPU budget of `--times`, at its decisions in a reproducible game
@@ -38,9 +43,11 @@ from bots.champion import DEFAULT_WALL_LIMIT, ChampionPolicy
 from bots.inprocess import Policy, play_game
 from bots.mcts import MctsPolicy
 from bots.random_bot import random_policy
+from bots.search import core
 from bots.search.alphabeta import AlphaBeta
-from bots.search.evaluation import load_weights
+from bots.search.evaluation import CHAMPION_WEIGHTS_FILE, load_weights
 from bots.search.mcts import MctsConfig, Searcher
+from bots.search.mixed import MixedAlphaBeta
 from protocol.engine import Game
 from tournaments.stats.crosstable import wilson
 
@@ -67,28 +74,60 @@ def mid_game(base: bool, n_players: int = 2) -> Game:
 
 
 def bench_mcts(game: Game, seconds: float, leaf: str) -> float:
+    """The Python reference's iterations per second."""
     searcher = Searcher(load_weights(), MctsConfig(leaf=leaf), seed=1)
     start = time.perf_counter()
     searcher.choose(game, 0, seconds=seconds)
     return searcher.iterations / (time.perf_counter() - start)
 
 
+def bench_core_mcts(game: Game, seconds: float, leaf: str) -> float:
+    """The C core's iterations per second (wall clock, as the reference's)."""
+    searcher = core.Mcts(load_weights(), MctsConfig(leaf=leaf), seed=1)
+    start = time.perf_counter()
+    outcome = searcher.search(game, 0, core.Budget(seconds=seconds, cpu=False))
+    return outcome.iterations / (time.perf_counter() - start)
+
+
 def bench_alphabeta(game: Game, seconds: float) -> tuple[float, int]:
+    """The Python reference's nodes per second, and the depth it completed."""
     searcher = AlphaBeta(load_weights())
     start = time.perf_counter()
     result = searcher.search(game, 0, seconds=seconds)
     return result.nodes / (time.perf_counter() - start), result.depth
 
 
+def bench_core_alphabeta(game: Game, seconds: float) -> tuple[float, int]:
+    """The C core's nodes per second, and the depth it completed."""
+    searcher = core.AlphaBeta(load_weights(), random.Random(1))
+    start = time.perf_counter()
+    outcome = searcher.search(game, 0, core.Budget(seconds=seconds, cpu=False))
+    return outcome.nodes / (time.perf_counter() - start), outcome.depth
+
+
+def champion_depths(game: Game, seconds: float = 0.5) -> tuple[int, int]:
+    """The depth the champion completes at `seconds` of CPU: with the Python
+    reference search (the champion before the C core), and with the core."""
+    weights = load_weights(packaged=CHAMPION_WEIGHTS_FILE)
+    before = MixedAlphaBeta(weights, random.Random(1), clock=time.thread_time).search(game, 0, seconds=seconds)
+    after = core.MixedAlphaBeta(weights, random.Random(1)).search(game, 0, core.Budget(seconds=seconds, cpu=True))
+    return before.depth, after.depth
+
+
 def speed(seconds: float, base: bool) -> None:
     positions = {"start": Game(2, base=base), "mid-game": mid_game(base)}
-    print(f"set: {'base' if base else 'simple'}, 2 players, {seconds} s per measurement, one process")
+    print(f"set: {'base' if base else 'simple'}, 2 players, {seconds} s per measurement, one process; "
+          "Python reference | C core | ratio")
     for name, game in positions.items():
         print(f"{name}: day {game.day}, days played {game.days_played}, phase {game.phase}")
-        print(f"  mcts (playout leaves): {bench_mcts(game, seconds, 'playout'):10.0f} iterations/s")
-        print(f"  mcts (eval leaves):    {bench_mcts(game, seconds, 'eval'):10.0f} iterations/s")
-        rate, depth = bench_alphabeta(game, seconds)
-        print(f"  alpha-beta:            {rate:10.0f} nodes/s (depth {depth} completed)")
+        for leaf in ("playout", "eval"):
+            py, c = bench_mcts(game, seconds, leaf), bench_core_mcts(game, seconds, leaf)
+            print(f"  mcts ({leaf} leaves): {py:10.0f} | {c:10.0f} iterations/s | {c / py:5.1f}x")
+        (py, py_depth), (c, c_depth) = bench_alphabeta(game, seconds), bench_core_alphabeta(game, seconds)
+        print(f"  alpha-beta:            {py:10.0f} | {c:10.0f} nodes/s      | {c / py:5.1f}x "
+              f"(depth {py_depth} | {c_depth} completed)")
+        before, after = champion_depths(game)
+        print(f"  champion at 0.5 s CPU: depth {before} | {after} completed")
 
 
 def depth(times: list[float], wall_limit: float, base: bool, decisions: int = 12) -> None:
@@ -104,7 +143,7 @@ def depth(times: list[float], wall_limit: float, base: bool, decisions: int = 12
                 for seconds in times:
                     searcher = ChampionPolicy(seconds=seconds, wall_limit=wall_limit, seed=1).searcher
                     start = time.perf_counter()
-                    result = searcher.search(game, 0, seconds=seconds)
+                    result = searcher.search(game, 0, core.Budget(seconds=seconds, cpu=True, wall_limit=wall_limit))
                     cells.append(f"d{result.depth} ({time.perf_counter() - start:4.1f} s)")
                 print(f"  day {game.days_played + 1:2d} {game.to_wire(0)['phase']['name']:10s} " + "  ".join(f"{c:>12s}" for c in cells), flush=True)
                 shown += 1

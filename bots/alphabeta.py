@@ -2,9 +2,9 @@
 
     python -m bots.alphabeta [--time 0.5] [--depth D] [--weights FILE]
 
-The search itself is `bots.search.alphabeta` (see its docstring for how
-simultaneous choices and 3-4 players are handled); this module turns it
-into a policy (`AlphaBetaPolicy`, for in-process games) and a bot
+The search is the C core's (`bots.search.core.AlphaBeta`; its Python
+reference `bots.search.alphabeta` says how simultaneous choices and 3-4
+players are handled); this module turns it into a policy (`AlphaBetaPolicy`, for in-process games) and a bot
 program (`main`). `--seed` decides the ties between equally valued moves
 (the root's moves are searched in a seeded random order); without it each
 run draws a fresh seed.
@@ -17,7 +17,7 @@ import random
 from collections.abc import Sequence
 
 from bots.sdk import option_parser, bot_main
-from bots.search.alphabeta import AlphaBeta
+from bots.search.core import AlphaBeta, Budget
 from bots.search.evaluation import Weights, load_weights
 from protocol.engine import Game
 
@@ -44,9 +44,10 @@ class AlphaBetaPolicy:
         self.seconds = seconds
         self.depth = depth
         self.searcher = AlphaBeta(weights or load_weights(), random.Random(seed))
+        self.budget = Budget(seconds=seconds, depth=depth, cpu=False)  # wall-clock time, as documented
 
     def __call__(self, game: Game, me: int) -> int:
-        return self.searcher.search(game, me, seconds=self.seconds, max_depth=self.depth).move
+        return self.searcher.search(game, me, self.budget).move
 
     def new_game(self, game: Game, me: int) -> None:
         self.searcher.reset()

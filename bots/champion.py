@@ -10,9 +10,10 @@ it could always outbid it by one or match it (issue 16). The champion
 keeps alpha-beta everywhere but at a root where both players choose at
 once: there it solves the matrix game of the searched values of every
 pair of moves and draws its move from the equilibrium
-(`bots.search.mixed`).
+(`bots.search.core.MixedAlphaBeta`, in C; `bots.search.mixed` is its
+Python reference).
 
-Its budget is CPU time (`time.thread_time`), not wall time: on a busy
+Its budget is CPU time (the thread's CPU clock), not wall time: on a busy
 machine a wall-clock bot searches less and plays worse, while this one
 searches as deep as on an idle machine and answers later. `--wall-limit`
 bounds the wall time of a move whatever the load (keep it well under the
@@ -23,12 +24,11 @@ from __future__ import annotations
 
 import argparse
 import random
-import time
 from collections.abc import Sequence
 
 from bots.sdk import option_parser, bot_main
 from bots.search.evaluation import CHAMPION_WEIGHTS_FILE, Weights, load_weights
-from bots.search.mixed import MixedAlphaBeta
+from bots.search.core import Budget, MixedAlphaBeta
 from protocol.engine import Game
 
 DEFAULT_SECONDS = 0.5
@@ -57,13 +57,11 @@ class ChampionPolicy:
             raise ValueError(f"--depth must be at least 1, got {depth}")
         self.seconds = seconds
         self.depth = depth
-        self.searcher = MixedAlphaBeta(
-            weights or load_weights(packaged=CHAMPION_WEIGHTS_FILE), random.Random(seed),
-            clock=time.thread_time, wall_limit=wall_limit,
-        )
+        self.searcher = MixedAlphaBeta(weights or load_weights(packaged=CHAMPION_WEIGHTS_FILE), random.Random(seed))
+        self.budget = Budget(seconds=seconds, depth=depth, cpu=True, wall_limit=wall_limit)
 
     def __call__(self, game: Game, me: int) -> int:
-        return self.searcher.search(game, me, seconds=self.seconds, max_depth=self.depth).move
+        return self.searcher.search(game, me, self.budget).move
 
     def new_game(self, game: Game, me: int) -> None:
         self.searcher.reset()

@@ -3,10 +3,11 @@
     python -m bots.mcts [--time 0.5 | --iterations N] [--seed S]
                         [--selection duct|rm] [--leaf playout|eval]
 
-The search itself is `bots.search.mcts`; this module turns it into a
-policy (`MctsPolicy`, for in-process games) and a bot program (`main`).
-The tree is kept between moves and reused when the new state is found
-below the old root; it is dropped at each game's start.
+The search is the C core's (`bots.search.core.Mcts`; `bots.search.mcts`
+is its Python reference); this module turns it into a policy
+(`MctsPolicy`, for in-process games) and a bot program (`main`). The
+tree is kept between moves and found again from the new state; it is
+dropped at each game's start. `--time` is wall-clock time.
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ import argparse
 from collections.abc import Sequence
 
 from bots.sdk import option_parser, bot_main
+from bots.search.core import Budget, Mcts
 from bots.search.evaluation import Weights, load_weights
-from bots.search.mcts import MctsConfig, Searcher
+from bots.search.mcts import MctsConfig
 from protocol.engine import Game
 
 DEFAULT_SECONDS = 0.5
@@ -44,10 +46,11 @@ class MctsPolicy:
             raise ValueError(f"--iterations must be at least 1, got {iterations}")
         self.seconds = seconds
         self.iterations = iterations
-        self.searcher = Searcher(weights or load_weights(), config, seed)
+        self.searcher = Mcts(weights or load_weights(), config, seed)
+        self.budget = Budget(seconds=seconds, iterations=iterations, cpu=False)
 
     def __call__(self, game: Game, me: int) -> int:
-        return self.searcher.choose(game, me, seconds=self.seconds, iterations=self.iterations)
+        return self.searcher.search(game, me, self.budget).move
 
     def new_game(self, game: Game, me: int) -> None:
         self.searcher.reset()

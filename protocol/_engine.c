@@ -29,38 +29,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#define NCARDS 14        /* card ids 0..13; 0 is the Sorcerer's Stipend */
-#define MAXP 4
-#define MAXC 81          /* 80 shop cards (base set, 4 players) + the Stipend */
-#define PASS (-1)
-#define NO_CHOICE (-2)
-#define BIG INT64_MAX    /* the int64 of a purse or investment held as a Python int */
-/* Below this, no move can take any purse past INT64_MAX: one day's income
-   multiplies a purse by at most (4/3)**4 (a player holds at most the 4
-   Magic Bean Stocks of a 4-player shop) plus a few coins, and a move brings
-   at most one income and one fight. (A state built by hand with more beans
-   can cross it in one move; only a MemoryError there would go unrestored.) */
-#define NEAR_BIG (INT64_C(1) << 60)
-#define MAX_SHOP_ID(s) ((s)->base ? 13 : 8)
+#include "engine.h"
 
-enum { INVESTING = 0, ATTACKING = 1, DEFENDING = 2, BUY = 3, END = 4, FAULT = 5 };
-
-/* ------------------------------------------------------------------ cards */
-
-typedef struct {
-    const char *name;
-    int cost;          /* -1: cannot be bought */
-    int atk, def;      /* -1: none */
-    int per_player;    /* copies per player in the shop */
-    int points;
-    int attacks, defends;
-    int defend_coins;  /* coins gained each time it defends */
-    int coins[4];      /* income by day (index 1..3) */
-    int bean;          /* Magic Bean Stock: + running coins // 3 */
-    int buys[4];       /* extra buys by day */
-} CardInfo;
-
-static const CardInfo CARDS[NCARDS] = {
+const CardInfo CARDS[NCARDS] = {
     {"Sorcerer's Stipend", -1, -1, -1, 0, 0, 0, 0, 0, {0, 2, 1, 1}, 0, {0, 0, 0, 0}},
     {"Board of Monopoly", 2, 1, 1, 2, 1, 1, 1, 0, {0, 0, 0, 0}, 0, {0, 0, 0, 0}},
     {"Incantation", 4, 1, 1, 3, 3, 1, 1, 0, {0, 0, 0, 0}, 0, {0, 0, 0, 0}},
@@ -77,45 +48,15 @@ static const CardInfo CARDS[NCARDS] = {
     {"Golem", 5, 7, 7, 1, 0, 1, 1, 0, {0, 0, 0, 0}, 0, {0, 0, 0, 0}},
 };
 
-/* ------------------------------------------------------------------ state */
-
-typedef struct {
-    int64_t coins;           /* exact if big is NULL, else BIG */
-    PyObject *big;           /* coins beyond INT64_MAX: a Python int (owned), else NULL */
-    int32_t buys;
-    int32_t n;               /* number of cards; 0 = eliminated */
-    uint8_t id[MAXC];
-    uint8_t uses[MAXC];
-} Player;
-
-typedef struct {
-    uint8_t np, base, day, phase;
-    int8_t attacker;         /* -1 when none */
-    int8_t winner;           /* END: -1 draw */
-    int8_t fault_player;     /* FAULT */
-    int8_t next_def;         /* DEFENDING: the defender asked now */
-    int16_t attacker_card;   /* DEFENDING: the attacking card's index, else -1 */
-    uint8_t answered;        /* INVESTING/BUY: bit mask of hidden answers */
-    uint8_t eligible;        /* DEFENDING: players able to defend this fight */
-    int16_t def_card[MAXP];  /* DEFENDING: the card each defender chose, -1 */
-    int16_t buy_choice[MAXP];/* BUY: hidden choice, PASS or a card id, NO_CHOICE */
-    uint8_t failed;          /* a Python call failed (MemoryError) during the current step */
-    int64_t max_days, days_played;
-    int64_t invest[MAXP];    /* INVESTING: hidden investments; BIG if big_invest is set */
-    PyObject *big_invest[MAXP]; /* investments beyond INT64_MAX (owned), else NULL */
-    int32_t shop[NCARDS], removed[NCARDS], lost[NCARDS];
-    Player pl[MAXP];
-} State;
 
 /* ------------------------------------------------------------------ exact coins */
 
 /* A number held as (int64 v, Python int big): the value is big if set, else v.
    Each helper is an inline int64 fast path with its Python-int path kept
    out of line (SLOW), so that playouts pay one predictable branch. */
-#define SLOW __attribute__((noinline, cold))
 
 /* Its exact value, as a new reference (NULL on MemoryError). */
-static PyObject *num_obj(int64_t v, PyObject *big)
+PyObject *num_obj(int64_t v, PyObject *big)
 {
     return big ? Py_NewRef(big) : PyLong_FromLongLong(v);
 }
@@ -204,7 +145,7 @@ static inline void coins_sub(State *s, int64_t *v, PyObject **big, int64_t dv, P
 
 /* -1, 0 or 1 as a < b, a == b, a > b, exactly. A big value exceeds every
    int64 (canonical form), and comparing two Python ints cannot fail. */
-static SLOW int num_cmp_slow(int64_t a, PyObject *abig, int64_t b, PyObject *bbig)
+SLOW int num_cmp_slow(int64_t a, PyObject *abig, int64_t b, PyObject *bbig)
 {
     if (!bbig)
         return 1;
@@ -213,13 +154,6 @@ static SLOW int num_cmp_slow(int64_t a, PyObject *abig, int64_t b, PyObject *bbi
     if (PyObject_RichCompareBool(abig, bbig, Py_GT) > 0)
         return 1;
     return PyObject_RichCompareBool(abig, bbig, Py_LT) > 0 ? -1 : 0;
-}
-
-static inline int num_cmp(int64_t a, PyObject *abig, int64_t b, PyObject *bbig)
-{
-    if (!abig && !bbig)
-        return (a > b) - (a < b);
-    return num_cmp_slow(a, abig, b, bbig);
 }
 
 /* Whether (v, big) is a valid non-negative number in canonical form. */
@@ -258,7 +192,7 @@ static inline int has_big(const State *s)
 }
 
 /* A state copied with memcpy shares the Python ints: take references. */
-static void state_incref(State *s)
+void state_incref(State *s)
 {
     if (!has_big(s))
         return;
@@ -268,7 +202,7 @@ static void state_incref(State *s)
     }
 }
 
-static void state_release(State *s)
+void state_release(State *s)
 {
     if (!has_big(s))
         return;
@@ -290,37 +224,8 @@ static int near_big(const State *s)
 
 /* ------------------------------------------------------------------ rules */
 
-static int alive(const State *s, int p) { return s->pl[p].n > 0; }
-
-static int points_of(const Player *p)
-{
-    int t = 0;
-    for (int i = 0; i < p->n; i++)
-        t += CARDS[p->id[i]].points;
-    return t;
-}
 
 static int in_shop(const State *s, int c) { return c >= 1 && c <= MAX_SHOP_ID(s); }
-
-static int can_defend_card(const Player *p, int i)
-{
-    const CardInfo *c = &CARDS[p->id[i]];
-    return c->def >= 0 && p->uses[i] < c->defends;
-}
-
-static int can_attack_card(const Player *p, int i)
-{
-    const CardInfo *c = &CARDS[p->id[i]];
-    return c->atk >= 0 && p->uses[i] < c->attacks;
-}
-
-static int can_defend(const Player *p)
-{
-    for (int i = 0; i < p->n; i++)
-        if (can_defend_card(p, i))
-            return 1;
-    return 0;
-}
 
 /* Spends one use of card `move` to attack (`attack` 1) or defend (0), or
  * says why it cannot (the reasons the original gives). */
@@ -657,7 +562,7 @@ static void resolve_buys(State *s)
         after_buy_phase(s);
 }
 
-static unsigned pending_mask(const State *s)
+unsigned pending_mask(const State *s)
 {
     unsigned m = 0;
     switch (s->phase) {
@@ -713,7 +618,7 @@ static const char GAME_OVER[] = "the game is over";
    A move beyond int64 comes as move = INT64_MAX (or INT64_MIN) with the exact
    value in `big` (borrowed; NULL otherwise): only an investment can use it.
    If a Python call fails on the way (MemoryError), s->failed is set. */
-static const char *apply_move(State *s, int p, int64_t move, PyObject *big)
+const char *apply_move(State *s, int p, int64_t move, PyObject *big)
 {
     if (s->phase == END || s->phase == FAULT)
         return GAME_OVER;
@@ -791,37 +696,8 @@ static const char *apply_move(State *s, int p, int64_t move, PyObject *big)
 
 /* ------------------------------------------------------------------ RNG */
 
-/* splitmix64: tiny, fast, good enough for uniform playouts. */
-static inline uint64_t rng_next(uint64_t *x)
-{
-    uint64_t z = (*x += UINT64_C(0x9E3779B97F4A7C15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-    return z ^ (z >> 31);
-}
-
-/* Uniform in [0, n): Lemire's multiply-shift where 128-bit ints exist,
-   else a modulo; the bias is below n / 2^64 either way. */
-static inline uint64_t rng_below(uint64_t *x, uint64_t n)
-{
-#ifdef __SIZEOF_INT128__
-    __extension__ typedef unsigned __int128 u128;
-    return (uint64_t)(((u128)rng_next(x) * n) >> 64);
-#else
-    return rng_next(x) % n;
-#endif
-}
-
 /* ------------------------------------------------------------------ policies */
 
-/* A policy's move: v, or BIG with the value in `big` (owned) when it is an
-   investment beyond int64. Returned by value (two registers). */
-typedef struct {
-    int64_t v;
-    PyObject *big;
-} Move;
-
-#define MOVE(x) ((Move){(x), NULL})
 
 /* A move computed as a Python int (reference stolen). A failed Python call
    gives the move 0 (always legal where moves are computed) and marks the
@@ -937,7 +813,7 @@ static const int BUY_ORDER[] = {2, 13, 8, 11, 7, 6, 12, 10, 1, 3, 9, 4, 5};
  *   two heuristic players do not mirror each other into a draw.
  */
 #define EXPLORE 16
-static Move heuristic_move(State *s, int p, uint64_t *rng)
+Move heuristic_move(State *s, int p, uint64_t *rng)
 {
     if (rng_below(rng, EXPLORE) == 0)
         return random_move(s, p, rng);
@@ -1020,7 +896,7 @@ static Move heuristic_move(State *s, int p, uint64_t *rng)
 }
 
 /* Play to the end; policies[p] is 0 (random) or 1 (heuristic). */
-static uint64_t run_playout(State *s, uint64_t seed, const int *policies)
+uint64_t run_playout(State *s, uint64_t seed, const int *policies)
 {
     uint64_t rng = seed, n = 0;
     while (s->phase != END && s->phase != FAULT) {
@@ -1123,12 +999,6 @@ static const char *state_invalid(const State *s)
 
 /* ================================================================== Python */
 
-typedef struct {
-    PyObject_HEAD
-    State s;
-    PyObject *fault_reason;   /* str, FAULT only */
-    unsigned long long decisions;
-} GameObject;
 
 static PyObject *IllegalMove;
 static PyObject *card_names[NCARDS];
@@ -2098,7 +1968,7 @@ static PyMethodDef Game_methods[] = {
     {NULL},
 };
 
-static PyTypeObject GameType = {
+PyTypeObject GameType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "protocol._engine.Game",
     .tp_basicsize = sizeof(GameObject),
@@ -2230,6 +2100,8 @@ PyMODINIT_FUNC PyInit__engine(void)
         goto fail;
     Py_INCREF(&GameType);
     if (PyModule_AddObject(m, "Game", (PyObject *)&GameType) < 0)
+        goto fail;
+    if (search_module_init(m) < 0)
         goto fail;
     if (PyModule_AddIntConstant(m, "MAX_CARDS", MAXC) < 0 || PyModule_AddIntConstant(m, "PASS", PASS) < 0 ||
         PyModule_AddIntConstant(m, "INVESTING", INVESTING) < 0 ||

@@ -125,7 +125,8 @@ def test_wrong_order_does_not_win_in_two() -> None:
 
 
 def test_proven_win_ends_the_search_early() -> None:
-    result = AlphaBetaPolicy(seconds=30.0).searcher.search(win_in_two(), 0, seconds=30.0)
+    policy = AlphaBetaPolicy(seconds=30.0)
+    result = policy.searcher.search(win_in_two(), 0, policy.budget)
     assert result.value > 900 and result.depth <= 3
 
 

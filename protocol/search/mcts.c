@@ -1,0 +1,482 @@
+/*
+ * Simultaneous-move Monte Carlo tree search, the C port of the reference
+ * bots/search/mcts.py (its docstring says why each pending player keeps
+ * its own statistics): decoupled UCT or regret matching (Lanctot et al.
+ * 2013), the final move the most visited (duct) or drawn from the average
+ * strategy (rm), leaves valued by a playout with the engine's heuristic or
+ * by the evaluation.
+ *
+ * Unlike the reference, nodes are found by a hash of the state rather than
+ * under their parent: positions reached by different orders of moves (the
+ * same purchases on other days, the same fight after another bid) share
+ * one node and its statistics (transpositions), and the tree of the last
+ * search is found again from the new root without a walk. The tree is
+ * bounded (max_nodes); once full, iterations go on without adding nodes.
+ */
+#include "search.h"
+
+#define MAX_PATH 512
+#define DECIDED_EVERY 128
+
+typedef struct {
+    uint64_t key;
+    uint32_t visits;
+    uint32_t stats; /* index of its first statistic */
+    uint8_t nplayers;
+    uint8_t players[MAXP];
+    uint8_t nmoves[MAXP];
+} MNode;
+
+typedef struct {
+    int64_t move;
+    double total, regret, ssum;
+    uint32_t count;
+} MStat;
+
+typedef struct {
+    PyObject_HEAD
+    Weights w;
+    int rm, eval_leaf;
+    double exploration;
+    uint64_t rng;
+    uint32_t max_nodes;
+    MNode *nodes;
+    uint32_t n_nodes, cap_nodes;
+    MStat *stats;
+    uint32_t n_stats, cap_stats;
+    uint32_t *index; /* open addressing: node index + 1, 0 empty */
+    uint64_t index_mask;
+} MctsObject;
+
+/* ------------------------------------------------------------ the tree */
+
+static void tree_clear(MctsObject *t)
+{
+    t->n_nodes = 0;
+    t->n_stats = 0;
+    if (t->index)
+        memset(t->index, 0, (t->index_mask + 1) * sizeof(uint32_t));
+}
+
+static int64_t find(const MctsObject *t, uint64_t key)
+{
+    for (uint64_t i = key & t->index_mask;; i = (i + 1) & t->index_mask) {
+        uint32_t v = t->index[i];
+        if (!v)
+            return -1;
+        if (t->nodes[v - 1].key == key)
+            return v - 1;
+    }
+}
+
+/* A new node for `s` (pending, not over), or -1 when the tree is full (or
+   -2 on a failed Python call). */
+static int64_t add(MctsObject *t, const State *s, uint64_t key)
+{
+    if (t->n_nodes >= t->max_nodes)
+        return -1;
+    unsigned mask = pending_mask(s);
+    MNode node = {0};
+    node.key = key;
+    int64_t moves[MAXP][MAXMOVES];
+    uint32_t total = 0;
+    for (int p = 0; p < s->np; p++)
+        if ((mask >> p) & 1) {
+            int k = node.nplayers++;
+            node.players[k] = (uint8_t)p;
+            int n = candidate_moves(s, p, moves[k]);
+            if (n <= 0)
+                return -2;
+            node.nmoves[k] = (uint8_t)n;
+            total += (uint32_t)n;
+        }
+    if (t->n_stats + total > t->cap_stats) {
+        uint32_t cap = t->cap_stats ? t->cap_stats * 2 : 4096;
+        while (cap < t->n_stats + total)
+            cap *= 2;
+        if (cap > t->max_nodes * 16u)
+            return -1;
+        MStat *grown = PyMem_Realloc(t->stats, cap * sizeof(MStat));
+        if (!grown)
+            return -1;
+        t->stats = grown;
+        t->cap_stats = cap;
+    }
+    if (t->n_nodes >= t->cap_nodes) {
+        uint32_t cap = t->cap_nodes ? t->cap_nodes * 2 : 1024;
+        if (cap > t->max_nodes)
+            cap = t->max_nodes;
+        MNode *grown = PyMem_Realloc(t->nodes, cap * sizeof(MNode));
+        if (!grown)
+            return -1;
+        t->nodes = grown;
+        t->cap_nodes = cap;
+    }
+    node.stats = t->n_stats;
+    for (int k = 0; k < node.nplayers; k++)
+        for (int i = 0; i < node.nmoves[k]; i++) {
+            MStat *st = &t->stats[t->n_stats++];
+            memset(st, 0, sizeof *st);
+            st->move = moves[k][i];
+        }
+    uint32_t id = t->n_nodes++;
+    t->nodes[id] = node;
+    uint64_t i = key & t->index_mask;
+    while (t->index[i])
+        i = (i + 1) & t->index_mask;
+    t->index[i] = id + 1;
+    return id;
+}
+
+static MStat *stats_of(const MctsObject *t, const MNode *node, int k)
+{
+    uint32_t off = node->stats;
+    for (int j = 0; j < k; j++)
+        off += node->nmoves[j];
+    return &t->stats[off];
+}
+
+static double uniform(uint64_t *rng) { return (double)(rng_next(rng) >> 11) * 0x1.0p-53; }
+
+static void rm_strategy(const MStat *st, int n, double *out)
+{
+    double total = 0;
+    for (int i = 0; i < n; i++)
+        total += st[i].regret > 0 ? st[i].regret : 0.0;
+    for (int i = 0; i < n; i++)
+        out[i] = total <= 0 ? 1.0 / n : (st[i].regret > 0 ? st[i].regret : 0.0) / total;
+}
+
+static int select_move(MctsObject *t, const MNode *node, int k)
+{
+    const MStat *st = stats_of(t, node, k);
+    int n = node->nmoves[k];
+    if (t->rm) {
+        double strategy[MAXMOVES], gamma = t->exploration / 10, r = uniform(&t->rng), acc = 0;
+        rm_strategy(st, n, strategy);
+        for (int i = 0; i < n; i++) {
+            acc += (1 - gamma) * strategy[i] + gamma / n;
+            if (r < acc)
+                return i;
+        }
+        return n - 1;
+    }
+    int untried[MAXMOVES], nu = 0;
+    for (int i = 0; i < n; i++)
+        if (st[i].count == 0)
+            untried[nu++] = i;
+    if (nu)
+        return untried[rng_below(&t->rng, (uint64_t)nu)];
+    double log_n = log((double)node->visits), best_score = -INFINITY;
+    int best = 0;
+    for (int i = 0; i < n; i++) {
+        double score = st[i].total / st[i].count + t->exploration * sqrt(log_n / st[i].count);
+        if (score > best_score) {
+            best = i;
+            best_score = score;
+        }
+    }
+    return best;
+}
+
+static void update(MctsObject *t, MNode *node, const uint8_t *picks, const double *values)
+{
+    node->visits++;
+    for (int k = 0; k < node->nplayers; k++) {
+        MStat *st = stats_of(t, node, k);
+        int n = node->nmoves[k], pick = picks[k];
+        double v = values[node->players[k]];
+        st[pick].count++;
+        st[pick].total += v;
+        if (t->rm) {
+            double strategy[MAXMOVES], gamma = t->exploration / 10;
+            rm_strategy(st, n, strategy);
+            double played = (1 - gamma) * strategy[pick] + gamma / n;
+            for (int b = 0; b < n; b++) {
+                double estimate = b == pick ? v / played : 0.0;
+                st[b].regret += estimate - v;
+                st[b].ssum += strategy[b];
+            }
+        }
+    }
+}
+
+/* Each player's result of a finished game (mcts.outcome in the reference). */
+static void outcome(const MctsObject *t, const State *s, double *values)
+{
+    if (s->phase == END && s->winner >= 0) {
+        for (int p = 0; p < s->np; p++)
+            values[p] = p == s->winner ? 1.0 : 0.0;
+        return;
+    }
+    evaluate_all(s, &t->w, values);
+    for (int p = 0; p < s->np; p++)
+        values[p] = 0.25 + 0.5 * values[p];
+}
+
+static void iterate(MctsObject *t, const State *start, uint32_t root)
+{
+    State s;
+    state_copy(&s, start);
+    uint32_t path[MAX_PATH];
+    uint8_t picks[MAX_PATH][MAXP];
+    int len = 0;
+    double values[MAXP];
+    uint32_t node = root;
+    for (;;) {
+        MNode *nd = &t->nodes[node];
+        for (int k = 0; k < nd->nplayers; k++)
+            picks[len][k] = (uint8_t)select_move(t, nd, k);
+        path[len] = node;
+        for (int k = 0; k < nd->nplayers; k++)
+            play_search_move(&s, nd->players[k], stats_of(t, nd, k)[picks[len][k]].move);
+        len++;
+        if (s.phase == END || s.phase == FAULT) {
+            outcome(t, &s, values);
+            break;
+        }
+        uint64_t key = state_hash(&s);
+        int64_t child = len < MAX_PATH ? find(t, key) : -1;
+        if (child < 0) {
+            if (len < MAX_PATH)
+                add(t, &s, key);
+            if (t->eval_leaf) {
+                evaluate_all(&s, &t->w, values);
+            } else {
+                static const int heuristic[MAXP] = {1, 1, 1, 1};
+                run_playout(&s, rng_next(&t->rng), heuristic);
+                outcome(t, &s, values);
+            }
+            break;
+        }
+        node = (uint32_t)child;
+    }
+    state_release(&s);
+    for (int i = 0; i < len; i++)
+        update(t, &t->nodes[path[i]], picks[i], values);
+}
+
+/* Whether the rest of the budget can no longer change duct's move (the
+   reference's _decided): the leader's visits ahead of the runner-up's by
+   more than the iterations left could bring. */
+static int decided(const MctsObject *t, const MNode *root, int k, double left)
+{
+    if (t->rm)
+        return 0;
+    const MStat *st = stats_of(t, root, k);
+    uint32_t first = 0, second = 0;
+    for (int i = 0; i < root->nmoves[k]; i++) {
+        if (st[i].count > first) {
+            second = first;
+            first = st[i].count;
+        } else if (st[i].count > second) {
+            second = st[i].count;
+        }
+    }
+    return (double)(first - second) > left;
+}
+
+static int final_move(MctsObject *t, const MNode *root, int k)
+{
+    const MStat *st = stats_of(t, root, k);
+    int n = root->nmoves[k];
+    if (t->rm) {
+        double total = 0;
+        for (int i = 0; i < n; i++)
+            total += st[i].ssum;
+        if (total > 0) {
+            double r = uniform(&t->rng) * total, acc = 0;
+            for (int i = 0; i < n; i++) {
+                acc += st[i].ssum;
+                if (r < acc)
+                    return i;
+            }
+            return n - 1;
+        }
+    }
+    int best = 0;
+    for (int i = 1; i < n; i++)
+        if (st[i].count > st[best].count || (st[i].count == st[best].count && st[i].total > st[best].total))
+            best = i;
+    return best;
+}
+
+/* ------------------------------------------------------------ Python */
+
+int search_parse_weights(PyObject *obj, double scale, Weights *w);
+
+static int M_init(MctsObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"weights", "scale", "selection", "exploration", "leaf", "seed", "max_nodes", NULL};
+    PyObject *weights;
+    double scale = 10.0, exploration = 1.0;
+    const char *selection = "duct", *leaf = "playout";
+    unsigned long long seed = 0;
+    unsigned int max_nodes = 1u << 18;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|dsdsKI", kwlist, &weights, &scale, &selection, &exploration, &leaf,
+                                     &seed, &max_nodes))
+        return -1;
+    if (search_parse_weights(weights, scale, &self->w) < 0)
+        return -1;
+    if (strcmp(selection, "duct") && strcmp(selection, "rm")) {
+        PyErr_SetString(PyExc_ValueError, "selection must be 'duct' or 'rm'");
+        return -1;
+    }
+    if (strcmp(leaf, "playout") && strcmp(leaf, "eval")) {
+        PyErr_SetString(PyExc_ValueError, "leaf must be 'playout' or 'eval'");
+        return -1;
+    }
+    if (max_nodes < 16 || max_nodes > (1u << 24)) {
+        PyErr_SetString(PyExc_ValueError, "max_nodes must be 16..2**24");
+        return -1;
+    }
+    self->rm = !strcmp(selection, "rm");
+    self->eval_leaf = !strcmp(leaf, "eval");
+    self->exploration = exploration;
+    self->rng = seed;
+    self->max_nodes = max_nodes;
+    uint64_t size = 1;
+    while (size < 2 * (uint64_t)max_nodes)
+        size *= 2;
+    PyMem_Free(self->index);
+    self->index = PyMem_Calloc(size, sizeof(uint32_t));
+    if (!self->index)
+        return PyErr_NoMemory(), -1;
+    self->index_mask = size - 1;
+    tree_clear(self);
+    return 0;
+}
+
+static void M_dealloc(MctsObject *self)
+{
+    PyMem_Free(self->nodes);
+    PyMem_Free(self->stats);
+    PyMem_Free(self->index);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *M_search(MctsObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"game", "me", "iterations", "seconds", "wall_limit", "cpu", NULL};
+    PyObject *game;
+    int me, cpu = 0;
+    long long iterations = -1;
+    double seconds = -1, wall_limit = -1;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "Oi|Lddp", kwlist, &game, &me, &iterations, &seconds, &wall_limit,
+                                     &cpu))
+        return NULL;
+    if (!PyObject_TypeCheck(game, &GameType)) {
+        PyErr_SetString(PyExc_TypeError, "game must be a protocol.engine.Game");
+        return NULL;
+    }
+    if (iterations < 0 && seconds <= 0) {
+        PyErr_SetString(PyExc_ValueError, "give a time or an iteration budget");
+        return NULL;
+    }
+    const State *s = &((GameObject *)game)->s;
+    if (me < 0 || me >= s->np || !(pending_mask(s) & (1u << me))) {
+        PyErr_Format(PyExc_ValueError, "player %d has no move to make in this state", me);
+        return NULL;
+    }
+    Clock clock;
+    clock_start(&clock, cpu, seconds, wall_limit);
+    if (self->n_nodes > self->max_nodes / 4 * 3 || self->n_stats > self->max_nodes * 12u)
+        tree_clear(self);
+    uint64_t key = state_hash(s);
+    int64_t root = find(self, key);
+    if (root < 0)
+        root = add(self, s, key);
+    if (root < 0) {
+        tree_clear(self);
+        root = add(self, s, key);
+        if (root < 0)
+            return PyErr_Occurred() ? NULL : PyErr_NoMemory();
+    }
+    const MNode *rn = &self->nodes[root];
+    int k = 0;
+    while (rn->players[k] != me)
+        k++;
+    long long done = 0;
+    if (rn->nmoves[k] > 1) {
+        double limit = iterations >= 0 ? (double)iterations : INFINITY;
+        while (done < limit) {
+            if (seconds > 0 && (done & 15) == 0 && clock_expired(&clock))
+                break;
+            iterate(self, s, (uint32_t)root);
+            done++;
+            if (done % DECIDED_EVERY == 0) {
+                double now = clock_now(&clock), left = limit - done;
+                if (seconds > 0) {
+                    double rate = done / fmax(now - clock.start, 1e-9) * (clock.deadline - now);
+                    left = fmin(left, rate);
+                }
+                if (decided(self, &self->nodes[root], k, left))
+                    break;
+            }
+        }
+    }
+    rn = &self->nodes[root];
+    const MStat *st = stats_of(self, rn, k);
+    int pick = rn->nmoves[k] > 1 ? final_move(self, rn, k) : 0;
+    PyObject *stats = PyList_New(rn->nmoves[k]);
+    for (int i = 0; stats && i < rn->nmoves[k]; i++) {
+        PyObject *mv = search_move_to_py(s, st[i].move);
+        PyObject *row = mv ? Py_BuildValue("(NId)", mv, st[i].count, st[i].count ? st[i].total / st[i].count : 0.0)
+                           : NULL;
+        if (!row) {
+            Py_CLEAR(stats);
+            break;
+        }
+        PyList_SET_ITEM(stats, i, row);
+    }
+    PyObject *move = stats ? search_move_to_py(s, st[pick].move) : NULL;
+    if (!move || PyErr_Occurred()) {
+        Py_XDECREF(stats);
+        Py_XDECREF(move);
+        return NULL;
+    }
+    return Py_BuildValue("(NLN)", move, done, stats);
+}
+
+static PyObject *M_reset(MctsObject *self, PyObject *Py_UNUSED(unused))
+{
+    tree_clear(self);
+    Py_RETURN_NONE;
+}
+
+static PyObject *M_size(MctsObject *self, void *Py_UNUSED(c)) { return PyLong_FromUnsignedLong(self->n_nodes); }
+
+static PyGetSetDef M_getset[] = {
+    {"nodes", (getter)M_size, NULL, "Nodes in the tree.", NULL},
+    {NULL},
+};
+
+static PyMethodDef M_methods[] = {
+    {"search", (PyCFunction)(void (*)(void))M_search, METH_VARARGS | METH_KEYWORDS,
+     "search(game, me, iterations=-1, seconds=-1, wall_limit=-1, cpu=False) -> (move, iterations, [(move, visits, "
+     "mean value), ...]): SM-MCTS from `game` within the budget (negative: none), reusing the tree."},
+    {"reset", (PyCFunction)M_reset, METH_NOARGS, "Forget the tree."},
+    {NULL},
+};
+
+static PyTypeObject MctsType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "protocol._engine.Mcts",
+    .tp_basicsize = sizeof(MctsObject),
+    .tp_dealloc = (destructor)M_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Mcts(weights, scale=10.0, selection='duct', exploration=1.0, leaf='playout', seed=0, "
+              "max_nodes=2**18): the C SM-MCTS searcher, its tree kept across searches.",
+    .tp_methods = M_methods,
+    .tp_getset = M_getset,
+    .tp_init = (initproc)M_init,
+    .tp_new = PyType_GenericNew,
+};
+
+int mcts_init(PyObject *module)
+{
+    if (PyType_Ready(&MctsType) < 0)
+        return -1;
+    Py_INCREF(&MctsType);
+    return PyModule_AddObject(module, "Mcts", (PyObject *)&MctsType);
+}

@@ -1,0 +1,129 @@
+/*
+ * The search core's functions in protocol._engine: the candidate moves and
+ * the evaluation, for the Python searches and the tests that compare them.
+ * The searchers themselves are the types of mcts.c and alphabeta.c.
+ */
+#include "search.h"
+
+int search_parse_weights(PyObject *obj, double scale, Weights *w);
+
+static const State *game_state(PyObject *game)
+{
+    if (!PyObject_TypeCheck(game, &GameType)) {
+        PyErr_SetString(PyExc_TypeError, "game must be a protocol.engine.Game");
+        return NULL;
+    }
+    return &((GameObject *)game)->s;
+}
+
+static PyObject *py_candidate_moves(PyObject *Py_UNUSED(m), PyObject *args)
+{
+    PyObject *game;
+    int p;
+    if (!PyArg_ParseTuple(args, "Oi", &game, &p))
+        return NULL;
+    const State *s = game_state(game);
+    if (!s)
+        return NULL;
+    if (p < 0 || p >= s->np)
+        return PyErr_Format(PyExc_IndexError, "player %d out of range (0..%d)", p, s->np - 1);
+    int64_t moves[MAXMOVES];
+    int n = candidate_moves(s, p, moves);
+    if (n < 0)
+        return NULL;
+    PyObject *list = PyList_New(n);
+    for (int i = 0; list && i < n; i++) {
+        PyObject *v = search_move_to_py(s, moves[i]);
+        if (!v) {
+            Py_CLEAR(list);
+            break;
+        }
+        PyList_SET_ITEM(list, i, v);
+    }
+    return list;
+}
+
+static PyObject *py_features(PyObject *Py_UNUSED(m), PyObject *args)
+{
+    PyObject *game;
+    int race = 1;
+    if (!PyArg_ParseTuple(args, "O|p", &game, &race))
+        return NULL;
+    const State *s = game_state(game);
+    if (!s)
+        return NULL;
+    double f[MAXP][NFEAT];
+    if (all_features(s, race, f) < 0)
+        return NULL;
+    PyObject *out = PyList_New(s->np);
+    for (int p = 0; out && p < s->np; p++) {
+        PyObject *row = PyList_New(NFEAT);
+        if (!row) {
+            Py_CLEAR(out);
+            break;
+        }
+        for (int i = 0; i < NFEAT; i++)
+            PyList_SET_ITEM(row, i, PyFloat_FromDouble(f[p][i]));
+        PyList_SET_ITEM(out, p, row);
+    }
+    return out;
+}
+
+static PyObject *py_evaluate_all(PyObject *Py_UNUSED(m), PyObject *args)
+{
+    PyObject *game, *weights;
+    double scale = 10.0;
+    if (!PyArg_ParseTuple(args, "OO|d", &game, &weights, &scale))
+        return NULL;
+    const State *s = game_state(game);
+    Weights w;
+    if (!s || search_parse_weights(weights, scale, &w) < 0)
+        return NULL;
+    double v[MAXP];
+    evaluate_all(s, &w, v);
+    if (PyErr_Occurred())
+        return NULL;
+    PyObject *out = PyList_New(s->np);
+    for (int p = 0; out && p < s->np; p++)
+        PyList_SET_ITEM(out, p, PyFloat_FromDouble(v[p]));
+    return out;
+}
+
+static PyObject *py_evaluate(PyObject *Py_UNUSED(m), PyObject *args)
+{
+    PyObject *game, *weights;
+    int me;
+    double scale = 10.0;
+    if (!PyArg_ParseTuple(args, "OiO|d", &game, &me, &weights, &scale))
+        return NULL;
+    const State *s = game_state(game);
+    Weights w;
+    if (!s || search_parse_weights(weights, scale, &w) < 0)
+        return NULL;
+    if (me < 0 || me >= s->np)
+        return PyErr_Format(PyExc_IndexError, "player %d out of range (0..%d)", me, s->np - 1);
+    double v = evaluate(s, me, &w);
+    if (PyErr_Occurred())
+        return NULL;
+    return PyFloat_FromDouble(v);
+}
+
+static PyMethodDef search_functions[] = {
+    {"candidate_moves", py_candidate_moves, METH_VARARGS,
+     "candidate_moves(game, player): the moves the searches branch over (bots.search.actions.candidate_moves)."},
+    {"features", py_features, METH_VARARGS,
+     "features(game, race=True): every player's feature vector (bots.search.evaluation.all_features)."},
+    {"evaluate", py_evaluate, METH_VARARGS, "evaluate(game, me, weights, scale=10.0): me's value in (-1, 1)."},
+    {"evaluate_all", py_evaluate_all, METH_VARARGS,
+     "evaluate_all(game, weights, scale=10.0): every player's value in (0, 1)."},
+    {NULL},
+};
+
+int search_module_init(PyObject *module)
+{
+    if (PyModule_AddFunctions(module, search_functions) < 0)
+        return -1;
+    if (mcts_init(module) < 0 || alphabeta_init(module) < 0)
+        return -1;
+    return 0;
+}

@@ -1,0 +1,259 @@
+"""The C search core (bots.search.core, protocol/search/) against its
+Python references (bots/search/*.py): the same candidate moves, the same
+evaluation to the bit, the same alpha-beta value, move, depth and node
+count at fixed depths, the same root matrix; proven answers (a move that
+loses the game that day is a bug); purses beyond int64 kept exact in the
+moves searched and played."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from bots.search import core
+from bots.search.actions import candidate_moves
+from bots.search.alphabeta import WIN, AlphaBeta as ReferenceAlphaBeta
+from bots.search.evaluation import CHAMPION_WEIGHTS_FILE, all_features, evaluate, evaluate_all, load_weights
+from bots.search.mcts import MctsConfig
+from bots.search.mixed import MixedAlphaBeta as ReferenceMixed
+from protocol import _engine
+from protocol.engine import BUY, INVESTING, Game
+from test_alphabeta import _cards, _state, win_in_one, win_in_three, win_in_two
+from test_search_moves import random_state
+
+WEIGHTS = load_weights()
+CHAMPION = load_weights(packaged=CHAMPION_WEIGHTS_FILE)  # counts the race
+
+
+def _states(count: int, players: tuple[int, ...] = (2, 3, 4)) -> list[Game]:
+    return [random_state(seed, players[seed % len(players)], seed % 2 == 1) for seed in range(count)]
+
+
+def test_candidate_moves_are_the_reference_ones() -> None:
+    compared = 0
+    for game in _states(300):
+        for player in range(game.n_players):
+            assert core.candidate_moves(game, player) == candidate_moves(game, player)
+            compared += bool(candidate_moves(game, player))
+    assert compared > 300
+
+
+def test_the_evaluation_is_the_reference_to_the_bit() -> None:
+    for game in _states(300):
+        assert _engine.features(game) == all_features(game)
+        assert _engine.features(game, False) == all_features(game, race=False)
+        for weights in (WEIGHTS, CHAMPION):
+            assert _engine.evaluate_all(game, weights.values, weights.scale) == evaluate_all(game, weights)
+            for player in range(game.n_players):
+                assert _engine.evaluate(game, player, weights.values, weights.scale) == evaluate(game, player, weights)
+
+
+def _choices(count: int, players: tuple[int, ...]) -> list[Game]:
+    """Random states at a simultaneous step (investing or buying: the
+    random attacks of random_state often leave a forced win, decided at
+    depth 1) in which the first pending player has a choice."""
+    found, seed = [], 0
+    while len(found) < count:
+        game = random_state(1000 + seed, players[seed % len(players)], seed % 2 == 1)
+        if game.phase in (INVESTING, BUY) and len(candidate_moves(game, game.pending()[0])) > 1:
+            found.append(game)
+        seed += 1
+    return found
+
+
+def _reference_order(game: Game, me: int, seed: int) -> list[int]:
+    moves = candidate_moves(game, me)
+    random.Random(seed).shuffle(moves)
+    return moves
+
+
+@pytest.mark.parametrize("depth", [1, 2, 3])
+def test_alphabeta_finds_the_reference_value_and_move_at_a_fixed_depth(depth: int) -> None:
+    compared = 0
+    for seed, game in enumerate(_choices(16 if depth < 3 else 8, players=(2,))):
+        me = game.pending()[0]
+        reference = ReferenceAlphaBeta(WEIGHTS, random.Random(seed)).search(game, me, max_depth=depth)
+        searcher = core.AlphaBeta(WEIGHTS, random.Random(seed), table_bits=20)
+        outcome = searcher.search(game, me, core.Budget(depth=depth))
+        assert (outcome.move, outcome.value, outcome.depth, outcome.nodes) == (
+            reference.move, reference.value, reference.depth, reference.nodes)
+        compared += reference.depth == depth
+    assert compared >= 4  # else every position was decided before `depth`
+
+
+def test_paranoid_alphabeta_with_three_and_four_players_is_the_reference() -> None:
+    compared = 0
+    for seed, game in enumerate(_choices(4, players=(3, 4))):
+        me = game.pending()[0]
+        reference = ReferenceAlphaBeta(WEIGHTS, random.Random(seed)).search(game, me, max_depth=2)
+        outcome = core.AlphaBeta(WEIGHTS, random.Random(seed), table_bits=20).search(game, me, core.Budget(depth=2))
+        assert (outcome.move, outcome.value, outcome.nodes) == (reference.move, reference.value, reference.nodes)
+        compared += reference.nodes > 10
+    assert compared >= 3
+
+
+def _mixed_bid() -> Game:
+    return _state({"name": "investing"}, [
+        (13, 1, _cards("Worker", "Ghost", "Magic Bean Stock", "Worker")),
+        (5, 1, _cards("Worker", "Ghost", "Worker", "Board of Monopoly")),
+    ])
+
+
+def test_the_champions_root_matrix_is_the_reference_matrix() -> None:
+    game = _mixed_bid()
+    reference = ReferenceMixed(WEIGHTS, random.Random(1)).search(game, 0, max_depth=2)
+    outcome = core.MixedAlphaBeta(WEIGHTS, random.Random(1)).search(game, 0, core.Budget(depth=2))
+    assert reference.matrix is not None and outcome.matrix is not None
+    assert np.array_equal(outcome.matrix, reference.matrix)
+    assert outcome.strategy == pytest.approx(reference.strategy)
+    assert len(outcome.strategy) >= 2  # mixed: the bid cannot be predicted
+
+
+def _must_match(purse: int) -> Game:
+    """Investing on the last day of the game; we hold nothing that
+    defends, the opponent a Thug and as many coins as we do. If they
+    outbid us they attack and, with no defender, we are eliminated: every
+    bid below their purse loses the game today, and matching it (a tie:
+    nobody attacks) draws. The only safe move is to match."""
+    wire = Game(2, base=True).to_wire()
+    wire["day"] = 2
+    wire["phase"] = {"name": "investing"}
+    wire["players"] = [
+        {"coins": purse, "buys": 1, "cards": _cards()},
+        {"coins": purse, "buys": 1, "cards": _cards("Thug")},
+    ]
+    return Game.from_wire(wire, days_played=99, max_days=100)
+
+
+SEARCHERS = {
+    "alphabeta": lambda: core.make("alphabeta", WEIGHTS, seed=1),
+    "champion": lambda: core.make("champion", WEIGHTS, seed=1),
+    "mcts": lambda: core.make("mcts", WEIGHTS, seed=1),
+    "mcts-rm": lambda: core.make("mcts-rm", WEIGHTS, seed=1),
+    "mcts-eval": lambda: core.make("mcts", WEIGHTS, seed=1, config=MctsConfig(leaf="eval")),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SEARCHERS))
+@pytest.mark.parametrize("purse", [3, 10**30])
+def test_no_search_plays_a_bid_that_loses_the_game_today(name: str, purse: int) -> None:
+    game = _must_match(purse)
+    assert core.candidate_moves(game, 0) == [0, 1, purse] if purse > 3 else [0, 1, 3]
+    budget = core.Budget(depth=3) if name in ("alphabeta", "champion") else core.Budget(iterations=4000)
+    outcome = SEARCHERS[name]().search(game, 0, budget)
+    assert outcome.move == purse and type(outcome.move) is int
+    for bid in core.candidate_moves(game, 0):  # the proof: every other bid loses that day
+        if bid != purse:
+            child = game.copy()
+            child.play(0, bid)
+            child.play(1, purse)
+            while not child.is_over and child.alive(0):
+                child.play(child.pending()[0], child.legal_moves(child.pending()[0])[-1])
+            assert not child.alive(0)
+
+
+def test_the_searched_matrix_proves_the_loss_of_every_other_bid() -> None:
+    game = _must_match(3)
+    searcher = core.AlphaBeta(WEIGHTS, random.Random(0))
+    rows, depth, _ = searcher.core.matrix(game, 0, 1, [0, 1, 3], [0, 1, 3], 3)
+    assert depth == 3
+    for bid, row in zip((0, 1, 3), rows):
+        outbid = [value for theirs, value in zip((0, 1, 3), row) if theirs > bid]
+        if bid < 3:
+            assert min(outbid) < -WIN / 2  # proven: outbid, we are eliminated today
+        else:
+            assert min(row) > -WIN / 2  # the match never loses
+
+
+@pytest.mark.parametrize("position,moves", [(win_in_one, 1), (win_in_two, 2), (win_in_three, 3)])
+def test_alphabeta_and_the_champion_take_forced_wins(position, moves) -> None:
+    reference = ReferenceAlphaBeta(WEIGHTS, random.Random(0)).search(position(), 0, max_depth=2 * moves + 1)
+    assert reference.value > WIN / 2
+    for name in ("alphabeta", "champion"):
+        outcome = SEARCHERS[name]().search(position(), 0, core.Budget(depth=2 * moves + 1))
+        assert outcome.move == reference.move and outcome.value > WIN / 2, name
+
+
+def test_mcts_takes_the_forced_elimination() -> None:
+    """The Ghost first eliminates the opponent; the Worker first lets it
+    live (test_alphabeta.win_in_two). The sure win in one attack is found
+    by every selection rule and leaf (the 3-buy win of win_in_three is
+    beyond a few thousand playouts, and in win_in_one passing also wins
+    later, so there only the most visited move is sure)."""
+    for name in ("mcts", "mcts-rm", "mcts-eval"):
+        assert SEARCHERS[name]().search(win_in_two(), 0, core.Budget(iterations=3000)).move == 2, name
+    for name in ("mcts", "mcts-eval"):
+        assert SEARCHERS[name]().search(win_in_one(), 0, core.Budget(iterations=3000)).move == 1, name
+
+
+def test_exact_big_purses_in_candidates_evaluation_and_play() -> None:
+    big = 10**30 + 7
+    game = _state({"name": "investing"}, [
+        (big, 1, _cards("Ghost", "Magic Bean Stock")),
+        (big + 1, 1, _cards("Worker", "Ghost")),
+    ], base=True)
+    assert core.candidate_moves(game, 0) == candidate_moves(game, 0) == [0, 1, big]
+    assert core.candidate_moves(game, 1) == candidate_moves(game, 1) == [0, 1, big, big + 1]
+    assert _engine.features(game) == all_features(game)
+    assert _engine.evaluate_all(game, CHAMPION.values, CHAMPION.scale) == evaluate_all(game, CHAMPION)
+    reference = ReferenceAlphaBeta(WEIGHTS, random.Random(3)).search(game, 1, max_depth=2)
+    outcome = core.AlphaBeta(WEIGHTS, random.Random(3)).search(game, 1, core.Budget(depth=2))
+    assert (outcome.move, outcome.value, outcome.nodes) == (reference.move, reference.value, reference.nodes)
+    for name, make in SEARCHERS.items():
+        budget = core.Budget(depth=2) if name in ("alphabeta", "champion") else core.Budget(iterations=300)
+        move = make().search(game, 1, budget).move
+        assert move in candidate_moves(game, 1), name
+        child = game.copy()
+        child.play(1, move)  # exact: the engine takes it
+
+
+def test_the_mcts_tree_is_found_again_from_the_next_root() -> None:
+    searcher = core.Mcts(WEIGHTS, seed=3)
+    game = Game(2)
+    first = searcher.search(game, 0, core.Budget(iterations=2000))
+    game.play(0, first.move)
+    game.play(1, max(searcher.search(Game(2), 1, core.Budget(iterations=1)).strategy.items(),
+                     key=lambda kv: kv[1])[0])
+    again = searcher.search(game, game.pending()[0], core.Budget(iterations=10))
+    visits = sum(share for share in again.strategy.values())
+    assert abs(visits - 1) < 1e-9
+    # The root already had visits from the first search: more than the 10 just run.
+    assert searcher.core.nodes > 1000
+
+
+def test_a_seed_reproduces_an_mcts_search_and_seeds_differ() -> None:
+    game = random_state(5, 2, True)
+    me = game.pending()[0]
+    for selection in ("duct", "rm"):
+        config = MctsConfig(selection=selection)
+        runs = [core.Mcts(WEIGHTS, config, seed=9).search(game, me, core.Budget(iterations=500)) for _ in range(2)]
+        assert runs[0].move == runs[1].move and runs[0].strategy == runs[1].strategy
+    moves = {core.Mcts(WEIGHTS, MctsConfig(selection="rm"), seed=s).search(Game(2), 0, core.Budget(iterations=20)).move
+             for s in range(12)}
+    assert len(moves) > 1
+
+
+def test_an_exhausted_budget_still_answers_with_a_searched_or_expert_move() -> None:
+    game = random_state(40, 4, True)
+    me = game.pending()[0]
+    outcome = core.AlphaBeta(WEIGHTS, random.Random(0)).search(game, me, core.Budget(seconds=1e-9))
+    assert outcome.depth == 0 and outcome.move in game.legal_moves(me)
+
+
+def test_bad_inputs_are_refused_with_a_reason() -> None:
+    game = Game(2)
+    with pytest.raises(ValueError, match="no move to make"):
+        core.AlphaBeta(WEIGHTS).search(win_in_two(), 1, core.Budget(depth=1))
+    with pytest.raises(ValueError, match="not a candidate move"):
+        _engine.AlphaBeta(WEIGHTS.values).search(game, 0, [5], 1)
+    with pytest.raises(ValueError, match="weights"):
+        _engine.Mcts((1.0, 2.0))
+    with pytest.raises(ValueError, match="time or an iteration"):
+        core.Mcts(WEIGHTS).search(game, 0, core.Budget(depth=3))
+    with pytest.raises(ValueError, match="unknown search"):
+        core.make("minimax", WEIGHTS)
+    with pytest.raises(ValueError, match="seconds"):
+        core.Budget(seconds=0)
+    assert game.phase == INVESTING and game.key() == Game(2).key()  # untouched
