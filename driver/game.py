@@ -33,13 +33,26 @@ from dataclasses import dataclass, field
 from typing import Any, BinaryIO, TypeVar
 
 from driver.botspec import BotOptions, BotSpec
+from driver.isolation import Fence
 from driver.process import LINE_LIMIT, STDERR_LIMIT, BotGroup, BotProcess, BotStartError, PipeEndpoint, Reply, ReplyKind
 from driver.signals import stop_reason
 from protocol.engine import DEFENDING, END, Game, IllegalMove, move_from_wire
 from protocol.exactjson import DEFAULT_MAX_DIGITS, JSONError, NotJSON, digits_of, dumps, loads
 from protocol.openings import play_opening
 
-__all__ = ["GameOptions", "GameResult", "STARTUP", "play_game", "start_group", "seat_seed", "state_lines", "interpret_reply"]
+__all__ = [
+    "GameOptions",
+    "GameResult",
+    "STARTUP",
+    "play_game",
+    "start_group",
+    "seat_seed",
+    "state_lines",
+    "interpret_reply",
+    "header_record",
+    "is_meta",
+    "game_lines",
+]
 
 STARTUP = 30.0
 """Default start-up allowance (seconds): generous, so that a bot that loads
@@ -82,11 +95,17 @@ class GameOptions:
     opening: Sequence[int | str] | None = None
     seed: int | None = None
     isolation: str = "auto"
+    bot_env: tuple[str, ...] = ()
+    """Variables passed to every bot (`--bot-env NAME[=VALUE]`); a seat's own come after."""
 
     def seat_options(self, seat: int) -> BotOptions:
         """Seat `seat`'s settings, every field filled in."""
         own = self.seats[seat] if seat < len(self.seats) else BotOptions()
-        return own.over(BotOptions(self.timeout, self.startup, self.margin, None))
+        return own.over(BotOptions(self.timeout, self.startup, self.margin, None, env=tuple(self.bot_env)))
+
+    def fence(self, seat: int) -> Fence:
+        """Seat `seat`'s limits and variables (`driver.isolation.Fence`)."""
+        return self.seat_options(seat).fence()
 
     def isolation_for(self, bot: BotSpec) -> str:
         """How `bot`'s process is fenced off: `isolation`, except for the
@@ -132,6 +151,10 @@ class GameResult:
     state's sending to the answer's arrival (a timeout counts its limit);
     None for the opening's moves, which the referee played."""
     isolation: list[str] = field(default_factory=list)
+    answer_cpu: list[float | None] = field(default_factory=list)
+    """CPU seconds each answer of `answer_times` cost the bot (its whole
+    process tree, from the state's sending to the answer), None where not
+    known (the opening, a network seat, a bot gone)."""
 
 
 def start_group(
@@ -148,7 +171,9 @@ def start_group(
     stopping those it started."""
     return group.spawn(
         [
-            given[seat] if given and seat in given else (options.command(b, seat), b.name, options.isolation_for(b))
+            given[seat]
+            if given and seat in given
+            else (options.command(b, seat), b.name, options.isolation_for(b), options.fence(seat))
             for seat, b in enumerate(bots)
         ],
         isolation=options.isolation,
@@ -206,6 +231,8 @@ def play_game(
         raise
     moves = 0
     try:
+        trace.emit(dumps(header_record(group.bots)))
+        trace.commit()
         moves += _play_opening(game, opening, trace, options)
         ask = _asker(group, options)
         while not game.is_over:
@@ -235,7 +262,36 @@ def play_game(
         stderr=[b.kept_stderr() for b in group.bots],
         answer_times=trace.times,
         isolation=[b.isolation for b in group.bots],
+        answer_cpu=trace.cpu,
     )
+
+
+def header_record(bots: Sequence[BotProcess]) -> dict[str, Any]:
+    """The trace's first record, `{"meta": "header", ...}`: per seat, how its
+    bot is isolated, its limits (and how they are enforced) and the names,
+    never the values, of its environment variables. A reader tells it from
+    a state by its "meta" key and skips what it does not know (`is_meta`);
+    other parts of the referee add their own keys to the same record."""
+    parts = [b.header() for b in bots]
+    return {"meta": "header", **{key: [part[key] for part in parts] for key in ("isolation", "limits", "env")}}
+
+
+def game_lines(lines: Sequence[bytes]) -> list[bytes]:
+    """A trace's states and answers alone, as the original driver writes them
+    (the referee's records, `is_meta`, left out): what compares with its traces."""
+    return [line for line in lines if not is_meta(line)]
+
+
+def is_meta(line: bytes) -> bool:
+    """Whether a trace line is one of the referee's own records (the header,
+    an aborted mark), not a state or an answer of the game."""
+    if not line.startswith(b'{"meta"') and not (line.startswith(b"{") and b'"meta"' in line):
+        return False
+    try:
+        value = loads(line)
+    except (JSONError, NotJSON):
+        return False
+    return isinstance(value, dict) and "meta" in value and "phase" not in value
 
 
 class _Trace:
@@ -245,6 +301,7 @@ class _Trace:
         self.out = out
         self.lines: list[bytes] = []
         self.times: list[float | None] = []  # one per answer line
+        self.cpu: list[float | None] = []  # one per answer line: CPU seconds, where known
         self._written = 0
         self.ended = False  # the final state, or an aborted record, is in
 
@@ -279,34 +336,53 @@ class _Trace:
             self.out.flush()
 
 
-Ask = Callable[[list[int], dict[int, bytes]], Iterator[tuple[int, Reply, float | None]]]
-"""Sends a round's states to `seats` and yields (seat, reply, seconds it took)
-as the replies come; it may stop before every seat has answered."""
+Ask = Callable[[list[int], dict[int, bytes]], Iterator[tuple[int, Reply, float | None, float | None]]]
+"""Sends a round's states to `seats` and yields (seat, reply, seconds it
+took, CPU seconds it cost) as the replies come; it may stop before every
+seat has answered."""
 
 
 def _asker(group: BotGroup, options: GameOptions) -> Ask:
     """Asks the bots, each under its own time limit."""
 
-    def ask(seats: list[int], lines: dict[int, bytes]) -> Iterator[tuple[int, Reply, float | None]]:
-        limits, startup = {}, {}
+    def ask(seats: list[int], lines: dict[int, bytes]) -> Iterator[tuple[int, Reply, float | None, float | None]]:
+        limits, startup, budgets, before = {}, {}, {}, {}
         for seat in seats:
             own = options.seat_options(seat)
             first = group.bots[seat].answered == 0
             startup[seat] = own.startup  # also for a bot restarted inside replies()
             limits[seat] = own.timeout + own.margin + (own.startup if first else 0.0)  # type: ignore[operator]
+            if own.cpu is not None:
+                budgets[seat] = own.cpu + (own.startup if first else 0.0)  # type: ignore[operator]
+            before[seat] = (group.bots[seat], group.bots[seat].cpu_seconds())
         sent = time.monotonic()
         for seat in seats:
             group.send(seat, lines[seat])
         for seat, reply in group.replies(seats, limits, startup):
             took = time.monotonic() - sent
+            bot = group.bots[seat]
+            cpu = _cpu_used(bot, *before[seat])
             if reply.kind is ReplyKind.TIMEOUT:
-                bot = group.bots[seat]  # a network seat's first answer is like any other: nothing started
+                # a network seat's first answer is like any other: nothing started
                 first = bot.answered == 0 and not isinstance(bot, PipeEndpoint)
                 reply = Reply(ReplyKind.TIMEOUT, detail=_timeout_detail(options.seat_options(seat), limits[seat], first))
                 took = limits[seat]
-            yield seat, reply, took
+            elif reply.kind is ReplyKind.LINE and seat in budgets and cpu is not None and cpu > budgets[seat]:
+                reply = Reply(ReplyKind.TIMEOUT, detail=f"used {cpu:.2f} s of CPU, over its budget of {budgets[seat]:g} s")
+            yield seat, reply, took, cpu
 
     return ask
+
+
+def _cpu_used(bot: BotProcess, asked: BotProcess, at: float | None) -> float | None:
+    """CPU seconds `bot` spent on an answer: since `at`, or all of it for a
+    process started (restarted) since; None where not known."""
+    now = bot.cpu_seconds()
+    if now is None:
+        return None
+    if bot is not asked:
+        return round(now, 3)
+    return None if at is None else round(max(now - at, 0.0), 3)
 
 
 def _timeout_detail(own: BotOptions, limit: float, first: bool) -> str:
@@ -323,12 +399,12 @@ def _play_opening(game: Game, opening: Sequence[int | str], trace: _Trace, optio
     moves = iter(opening)
     left = len(opening)
 
-    def ask(seats: list[int], lines: dict[int, bytes]) -> Iterator[tuple[int, Reply, float | None]]:
+    def ask(seats: list[int], lines: dict[int, bytes]) -> Iterator[tuple[int, Reply, float | None, float | None]]:
         for seat in seats:
             move = next(moves, None)
             if move is None:
                 return
-            yield seat, Reply(ReplyKind.LINE, dumps([move])), None
+            yield seat, Reply(ReplyKind.LINE, dumps([move])), None, None
 
     played = 0
     while played < left:
@@ -346,18 +422,19 @@ def _play_round(game: Game, ask: Ask, trace: _Trace, options: GameOptions) -> in
     if not seats:  # the engine contract says this cannot happen: never spin on it
         raise RuntimeError(f"engine waits for nobody in phase {game.phase} of a game not over")
     lines = state_lines(game.to_wire(), seats)
-    arrived: dict[int, tuple[Reply, float | None]] = {}
+    arrived: dict[int, tuple[Reply, float | None, float | None]] = {}
     applied = 0
-    for seat, reply, took in ask(seats, lines):
-        arrived[seat] = (reply, took)
+    for seat, reply, took, cpu in ask(seats, lines):
+        arrived[seat] = (reply, took, cpu)
         while applied < len(seats) and seats[applied] in arrived:
             turn = seats[applied]
             trace.emit(lines[turn])
-            turn_reply, turn_took = arrived[turn]
+            turn_reply, turn_took, turn_cpu = arrived[turn]
             answer, move, reason = interpret_reply(game, turn_reply)
             if answer is not None:
                 trace.emit(answer)
                 trace.times.append(None if turn_took is None else round(turn_took, 6))
+                trace.cpu.append(turn_cpu)
             if reason is None:
                 try:
                     game.play(turn, move)
