@@ -19,7 +19,7 @@ import orjson
 import pytest
 
 from driver.botspec import BotSpec
-from driver.game import GameOptions, play_game
+from driver.game import GameOptions, game_lines, play_game
 from protocol.wire import decode_move, decode_state, encode
 
 REPLAY = Path(__file__).parent / "bots" / "replay.py"
@@ -51,12 +51,12 @@ def test_replayed_game_matches_the_original(path: Path) -> None:
     bots = [BotSpec((sys.executable, "-S", str(REPLAY), str(path), str(seat)), f"replay{seat}") for seat in range(players)]
     result = play_game(bots, GameOptions(base=base, max_days=max_days, timeout=5.0))
     expected = [_without_reason(orjson.loads(line)) for line in path.read_bytes().splitlines()]
-    ours = [_without_reason(orjson.loads(line)) for line in result.trace]
+    ours = [_without_reason(orjson.loads(line)) for line in game_lines(result.trace)]
     for number, (want, got) in enumerate(zip(expected, ours), start=1):
         assert got == want, f"{path.name} line {number} differs"
     assert len(ours) == len(expected)
     # Beyond equal values, the same bytes (compact, sorted keys), fault states aside.
-    for number, (want_line, got_line) in enumerate(zip(path.read_bytes().splitlines(), result.trace), start=1):
+    for number, (want_line, got_line) in enumerate(zip(path.read_bytes().splitlines(), game_lines(result.trace)), start=1):
         if b'"name":"fault"' not in want_line:
             assert got_line == want_line, f"{path.name} line {number}: same value, different bytes"
     final = expected[-1]["phase"]

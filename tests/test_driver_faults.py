@@ -15,7 +15,7 @@ import pytest
 from proctable import MARK_VARIABLE, marked_processes, new_mark, zombie_children
 
 from driver.botspec import BotOptions, BotSpec
-from driver.game import GameOptions, GameResult, play_game
+from driver.game import GameOptions, GameResult, game_lines, play_game
 from driver.process import STDERR_LIMIT, BotGroup
 
 BOTS = Path(__file__).parent / "bots"
@@ -73,7 +73,7 @@ def assert_fault(result: GameResult, seat: int, *words: str) -> str:
     reason = result.fault[1]
     for word in words:
         assert word in reason, reason
-    values = [orjson.loads(line) for line in result.trace]
+    values = [orjson.loads(line) for line in game_lines(result.trace)]
     last = values[-1]
     assert "player" not in last
     assert last["phase"] == {"name": "fault", "forfiet": seat, "reason": reason}
@@ -83,7 +83,7 @@ def assert_fault(result: GameResult, seat: int, *words: str) -> str:
 
 def last_state_to(result: GameResult, seat: int) -> int:
     """Index in the trace of the last state sent to `seat`."""
-    values = [orjson.loads(line) for line in result.trace]
+    values = [orjson.loads(line) for line in game_lines(result.trace)]
     return max(i for i, v in enumerate(values) if isinstance(v, dict) and v.get("player") == seat)
 
 
@@ -92,7 +92,7 @@ def test_crash_before_first_move(pid_file: str) -> None:
     assert_fault(result, 1, "exited with status 1")
     assert b"cannot initialise" in result.stderr[1]
     # The state was sent, nothing came back: the fault state follows it.
-    assert last_state_to(result, 1) == len(result.trace) - 2
+    assert last_state_to(result, 1) == len(game_lines(result.trace)) - 2
     assert_all_gone(pid_file)
 
 
@@ -233,7 +233,7 @@ def test_a_later_seat_fault_waits_for_earlier_seats_answers(pid_file: str) -> No
     # counts and is traced first, then seat 1 forfeits.
     result = play([bot("simple.py", "defender", "0.5"), bot("garbage.py")])
     assert_fault(result, 1, "not JSON")
-    values = [orjson.loads(line) for line in result.trace]
+    values = [orjson.loads(line) for line in game_lines(result.trace)]
     assert [v.get("player") if isinstance(v, dict) else v for v in values] == [
         0,
         [0],
@@ -251,7 +251,7 @@ def test_an_earlier_seat_fault_does_not_wait_for_later_seats(pid_file: str) -> N
     assert_fault(result, 0, "not JSON")
     assert time.monotonic() - started < 8  # seat 1 answers only after 10 s
     # Seat 1 was asked at the same time, but the trace stops at the faulty seat.
-    assert [orjson.loads(line).get("player") for line in result.trace[::2]] == [0, None]
+    assert [orjson.loads(line).get("player") for line in game_lines(result.trace)[::2]] == [0, None]
     assert_all_gone(pid_file)
 
 
@@ -302,7 +302,8 @@ def test_a_hidden_answer_is_written_out_only_once_its_round_is_resolved(pid_file
     result = play_game([bot("stamp.py"), bot("stamp.py", "1")], GameOptions(max_days=1, timeout=10, isolation=_isolation), out)
     assert result.fault is None
     seat1_first_answer = float(result.stderr[1].split()[1])
-    written, line = out.writes[1]
+    assert orjson.loads(out.writes[0][1])["meta"] == "header"  # written before any state
+    written, line = out.writes[2]
     assert orjson.loads(line) == [0]  # seat 0's first investment
     assert written >= seat1_first_answer
     assert [line.rstrip(b"\n") for _, line in out.writes] == result.trace
@@ -315,7 +316,8 @@ def test_an_interrupted_game_ends_its_trace_with_an_aborted_record(pid_file: str
         play_game([GOOD, GOOD], GameOptions(max_days=6, timeout=5, isolation=_isolation), out)
     lines = [orjson.loads(line) for _, line in out.writes]
     assert lines[-1] == {"meta": "aborted", "reason": "the referee was interrupted (SIGINT)"}
-    assert all("meta" not in v for v in lines[:-1] if isinstance(v, dict)) and len(lines) >= 4
+    assert lines[0]["meta"] == "header"
+    assert all("meta" not in v for v in lines[1:-1] if isinstance(v, dict)) and len(lines) >= 5
     assert_all_gone(pid_file)
 
 

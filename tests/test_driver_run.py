@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from driver.cli import driver as cli
 from driver.cli import EXIT_CHECK_FAILED, EXIT_DRAW, EXIT_FORFEIT, EXIT_USAGE, EXIT_WINNER
-from driver.game import GameOptions, play_game
+from driver.game import GameOptions, game_lines, play_game
 from protocol.wire import decode_move, decode_state
 
 BOTS = Path(__file__).parent / "bots"
@@ -41,7 +41,9 @@ def script_bot(script: str, *args: str) -> BotSpec:
 def assert_valid_trace(trace: bytes, players: int) -> list[object]:
     """Every line is a state (validated) or an answer; it ends with the final state."""
     values = []
-    for line in trace.splitlines():
+    lines = trace.splitlines()
+    assert orjson.loads(lines[0])["meta"] == "header"  # the referee's record comes first
+    for line in game_lines(lines):
         value = orjson.loads(line)
         if isinstance(value, dict):
             state = decode_state(line)
@@ -104,7 +106,7 @@ def test_hidden_choices_are_asked_at_the_same_time() -> None:
 
 
 def defending_states(trace: list[bytes]) -> list[dict]:
-    states = [orjson.loads(line) for line in trace]
+    states = [orjson.loads(line) for line in game_lines(trace)]
     return [
         s
         for s in states

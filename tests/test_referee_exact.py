@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from driver.botspec import BotSpec
-from driver.game import GameOptions, interpret_reply, play_game, state_lines
+from driver.game import GameOptions, game_lines, interpret_reply, play_game, state_lines
 from driver.process import Reply, ReplyKind
 from protocol.engine import Game
 from protocol.exactjson import int_to_digits
@@ -58,7 +58,7 @@ def test_answers_are_traced_as_received_and_faulted_for_what_they_break(
     result = play_game([raw_bot(answer), PASSIVE], GameOptions(timeout=20.0))
     assert result.fault is not None and result.fault[0] == 0
     assert result.fault[1].startswith(reason), result.fault[1][:120]
-    line = result.trace[1]  # state, then seat 0's answer
+    line = game_lines(result.trace)[1]  # state, then seat 0's answer
     if traced is not None:
         assert line == traced
     else:  # not a readable value: its (bounded) text, as for any bad answer
