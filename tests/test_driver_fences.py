@@ -186,6 +186,28 @@ def test_a_10_gib_write_to_tmp_stops_at_the_scratch_cap_and_leaves_nothing() -> 
     assert not Path("/tmp/hog").exists()
 
 
+def test_a_file_over_the_file_size_limit_is_refused() -> None:
+    options = GameOptions(max_days=1, timeout=60, seats=(BotOptions(scratch=64 << 20, file_size=8 << 20),))
+    result = play_game([bot("hog.py", "disk", "1"), SIMPLE], options)
+    assert result.fault is None, result.fault  # Python ignores SIGXFSZ: the write fails, the bot plays on
+    (line,) = [ln for ln in result.stderr[0].decode().splitlines() if ln.startswith("hog: wrote")]
+    assert int(line.split()[2]) <= 8 << 20 and "File too large" in line, line
+
+
+def test_without_namespaces_a_bot_still_gets_limits_a_clean_environment_and_its_own_home(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(isolation._unavailable, os.getpid(), "pretend (a test)")
+    monkeypatch.setenv(SECRET, "hunter2")
+    result = play_game([bot("hog.py", "env"), SIMPLE], GameOptions(max_days=1, timeout=30))
+    assert result.isolation[0].startswith("none (namespaces are not available here: pretend (a test))")
+    got = env_lines(result.stderr[0])
+    assert SECRET not in got and got["HOME"] != os.environ.get("HOME")
+    limits = header(result)["limits"][0]
+    assert limits["memory"] == 2 << 30 and "scratch folder is " + got["HOME"] in limits["by"]
+    assert not os.path.exists(got["HOME"])  # removed after the bot
+
+
 def test_a_cpu_budget_faults_a_bot_that_thinks_too_long_whatever_the_wall_clock() -> None:
     hog = bot("hog.py", "cpu", "1.5")
     budget = GameOptions(max_days=2, timeout=120, seats=(BotOptions(cpu=0.3, startup=0),))
