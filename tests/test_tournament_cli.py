@@ -71,6 +71,10 @@ def test_openings_make_deterministic_bots_play_distinct_paired_games(tmp_path: P
         answers = [orjson.loads(line)[0] for line in game_lines(g.trace_lines())[1::2][: len(g.opening)]]
         assert answers == list(g.opening)  # the trace holds the opening as answers
         assert g.answer_times()[: len(g.opening)] == [None] * len(g.opening)
+        # Each answer's CPU time is stored beside its wall time (none for the opening's moves).
+        cpu = g.answer_cpu()
+        assert len(cpu) == len(g.answer_times()) and cpu[: len(g.opening)] == [None] * len(g.opening)
+        assert all(c is not None and c >= 0 for c in cpu[len(g.opening):])
         by_index.setdefault(g.key.rsplit("/", 1)[1], set()).add(g.opening)
     assert all(len(o) == 1 for o in by_index.values()) and len(by_index) == 4  # one opening per index
 
