@@ -285,8 +285,9 @@ def _make_cgroup(limits: Limits) -> Path | None:
     parent, _ = _cgroup_parent()
     if parent is None:
         return None
-    _cgroup_count += 1
-    group = parent / f"economancy-bot-{os.getpid()}-{_cgroup_count}"
+    with _lock:  # games may start bots from several threads (the server)
+        _cgroup_count += 1
+        group = parent / f"economancy-bot-{os.getpid()}-{_cgroup_count}"
     group.mkdir()
     try:
         (group / "memory.max").write_text(str(limits.memory))

@@ -143,6 +143,19 @@ def test_two_colluding_copies_in_a_four_player_game_see_nothing_of_each_other() 
 
 
 @needs_namespaces
+def test_copies_in_two_games_at_once_see_nothing_of_each_other() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    options = GameOptions(max_days=3, timeout=60)
+    with ThreadPoolExecutor(2) as pool:
+        results = list(pool.map(lambda _: play_game([bot("collude.py"), SIMPLE], options), range(2)))
+    for result in results:
+        assert result.fault is None, result.fault
+        notes = result.stderr[0].decode()
+        assert "made file:/tmp" in notes and "SAW" not in notes, notes
+
+
+@needs_namespaces
 def test_a_bot_under_tmp_still_runs_with_its_neighbours_read_only() -> None:
     directory = Path(shutil.copytree(BOTS, Path("/tmp") / f"economancy-fences-{new_mark()}"))
     try:
