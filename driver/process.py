@@ -147,6 +147,7 @@ class BotProcess:
         self._cgroup = launched.cgroup
         self._home = launched.home
         self._core = launched.core
+        self._meter: _isolation.CpuMeter | None = _isolation.CpuMeter(self.pid, self._cgroup)
         _started.add(self)
         self._report: int | None = launched.report
         self._reported = launched.reported  # read from the report pipe so far
@@ -196,9 +197,9 @@ class BotProcess:
     def cpu_seconds(self) -> float | None:
         """CPU seconds the bot and everything it started have used so far
         (None once it is gone): what an answer's CPU time is measured with."""
-        if self._reaped:
+        if self._reaped or self._meter is None:
             return None
-        return _isolation.cpu_seconds(self.pid, self._cgroup)
+        return self._meter.seconds()
 
     def header(self) -> dict[str, object]:
         """This seat's part of the trace header: its isolation, its limits and
@@ -266,6 +267,9 @@ class BotProcess:
         if self._status is None:
             self._status = -signal.SIGKILL if status is None else os.waitstatus_to_exitcode(status)
         self._out_of_memory = _isolation.out_of_memory(self._cgroup)
+        if self._meter is not None:
+            self._meter.close()
+            self._meter = None
         _isolation.release(self._home, self._cgroup, self._core)
         self._home = self._cgroup = self._core = None
 
@@ -503,6 +507,7 @@ class PipeEndpoint(BotProcess):
         self._cgroup = None
         self._home = None
         self._core = None
+        self._meter = None
         self._report = None
         self._reported = b""
         self.ended = "closed its end"
@@ -835,6 +840,9 @@ class BotGroup:
 
     def _release(self) -> None:
         for bot in self.bots:
+            if bot._meter is not None:
+                bot._meter.close()
+                bot._meter = None
             for name in ("pidfd", "stdin_fd", "stdout_fd", "stderr_fd", "_report"):
                 fd = getattr(bot, name)
                 if fd is not None:
