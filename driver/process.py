@@ -148,6 +148,7 @@ class BotProcess:
         self._home = launched.home
         self._core = launched.core
         self._meter: _isolation.CpuMeter | None = _isolation.CpuMeter(self.pid, self._cgroup)
+        self._out_of_memory = False  # its cgroup's OOM kills, read when it is reaped
         _started.add(self)
         self._report: int | None = launched.report
         self._reported = launched.reported  # read from the report pipe so far
@@ -322,7 +323,7 @@ class BotProcess:
             return ""
         self._read_stderr()  # its last words may still be in the pipe
         memory = f" (out of memory: its limit is {_isolation.format_size(limits.memory)})"
-        if code == -signal.SIGKILL and (getattr(self, "_out_of_memory", False) or _isolation.out_of_memory(self._cgroup)):
+        if code == -signal.SIGKILL and (self._out_of_memory or _isolation.out_of_memory(self._cgroup)):
             return memory
         if code == -signal.SIGXFSZ:
             return f" (a file over its limit of {_isolation.format_size(limits.file_size)})"
@@ -508,6 +509,7 @@ class PipeEndpoint(BotProcess):
         self._home = None
         self._core = None
         self._meter = None
+        self._out_of_memory = False
         self._report = None
         self._reported = b""
         self.ended = "closed its end"
