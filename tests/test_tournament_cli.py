@@ -106,7 +106,7 @@ def test_a_changed_identity_is_refused_and_list_shows_what_is_stored(tmp_path: P
     assert listing.returncode == 0
     assert "round-robin  2 games" in listing.stdout and "bots: random, " in listing.stdout
     inv = orjson.loads(cli("list", db, "--json").stdout)
-    assert [t["games"] for t in inv["tournaments"]] == [2, 2] and inv["schema_version"] == 2
+    assert [t["games"] for t in inv["tournaments"]] == [2, 2] and inv["schema_version"] == 3
 
 
 def test_export_writes_original_traces_and_a_results_table(tmp_path: Path) -> None:
