@@ -4,7 +4,9 @@
  * The referee starts this program once per bot, with the bot's pipes as its
  * standard input, output and error:
  *
- *   botinit [--namespaces --uid N --gid N [--hide DIR --show PATH...]...]
+ *   botinit [--namespaces --uid N --gid N [--hide DIR --show PATH...]...
+ *            [--scratch BYTES [--keep PATH...]]] [--rlimit NAME=VALUE...] [--cgroup DIR]
+ *           [--cpu N]
  *           [--probe] --lifeline FD --report FD -- PROGRAM [ARG...]
  *
  * It creates the bot's init process as a child of the referee (CLONE_PARENT)
@@ -29,6 +31,21 @@
  * --namespaces the init is a child subreaper, so that the bot's escaped
  * descendants are still its own to reap and kill.
  *
+ * Fences between bots: with --scratch BYTES the bot's /tmp, /var/tmp,
+ * /dev/shm and /run/lock (the world-writable places of a usual system) are
+ * directories of one tmpfs of its own, at most BYTES big, gone with its
+ * mount namespace; it gets its own devpts instance too (no other process's
+ * terminals). Each --keep PATH (an entry of one of those places, which the
+ * bot's program or arguments lie in) is bound back read-only at its place. Each --rlimit (as, data, nproc, nofile, fsize, core, cpu) is
+ * set, soft and hard, in the bot's process just before it runs the
+ * program: the bot cannot raise it again. With --cgroup DIR the helper
+ * moves the init into the (cgroup v2) group DIR before the init starts the
+ * bot, so that everything the bot starts is in it. With --cpu N the bot and
+ * all it starts run on CPU N alone (sched_setaffinity), and a seccomp
+ * filter refuses it sched_setaffinity (EPERM), so it cannot move off it:
+ * where there is no CPU controller, that is how one bot's threads are kept
+ * off the core another bot thinks on.
+ *
  * Messages on the report pipe, one per line: "init PID" (the helper), then
  * "ready" or "fail STAGE ERRNO" (the init), and at the end "exit STATUS"
  * with the bot's raw wait status. The process the referee started exits 0
@@ -37,19 +54,25 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/audit.h>
 #include <linux/capability.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <linux/securebits.h>
 #include <net/if.h>
 #include <poll.h>
 #include <sched.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/fsuid.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -64,7 +87,15 @@
 #endif
 #define KEYCTL_JOIN_SESSION_KEYRING 1
 
-enum { LIFELINE_FD = 3, REPORT_FD = 4, MAX_HIDDEN = 64 };
+enum { LIFELINE_FD = 3, REPORT_FD = 4, MAX_HIDDEN = 64, MAX_RLIMITS = 16 };
+
+static const struct {
+    const char *name;
+    int resource;
+} RLIMITS[] = {
+    {"as", RLIMIT_AS},       {"data", RLIMIT_DATA}, {"nproc", RLIMIT_NPROC}, {"nofile", RLIMIT_NOFILE},
+    {"fsize", RLIMIT_FSIZE}, {"core", RLIMIT_CORE}, {"cpu", RLIMIT_CPU},
+};
 
 struct hidden {
     const char *dir;
@@ -78,6 +109,16 @@ static struct {
     gid_t gid;
     struct hidden hidden[MAX_HIDDEN];
     int n_hidden;
+    long long scratch;
+    const char *cgroup;
+    const char *keep[MAX_HIDDEN];
+    int n_keep;
+    long cpu;
+    struct {
+        int resource;
+        rlim_t value;
+    } rlimits[MAX_RLIMITS];
+    int n_rlimits;
     char **argv;
 } opt;
 
@@ -119,12 +160,27 @@ static long number(const char *text)
     return value;
 }
 
+static void parse_rlimit(const char *text)
+{
+    const char *eq = strchr(text, '=');
+    if (!eq || opt.n_rlimits == MAX_RLIMITS)
+        usage("--rlimit NAME=VALUE, or too many");
+    for (size_t k = 0; k < sizeof RLIMITS / sizeof *RLIMITS; k++)
+        if (strlen(RLIMITS[k].name) == (size_t)(eq - text) && !strncmp(text, RLIMITS[k].name, (size_t)(eq - text))) {
+            opt.rlimits[opt.n_rlimits].resource = RLIMITS[k].resource;
+            opt.rlimits[opt.n_rlimits++].value = (rlim_t)number(eq + 1);
+            return;
+        }
+    usage("unknown --rlimit");
+}
+
 static void parse(int argc, char **argv)
 {
     long lifeline = -1, report_fd = -1;
     int i;
     opt.uid = (uid_t)-1;
     opt.gid = (gid_t)-1;
+    opt.cpu = -1;
     for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
         const char *arg = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(arg, "--namespaces"))
@@ -141,6 +197,19 @@ static void parse(int argc, char **argv)
             lifeline = number(argv[++i]);
         else if (!strcmp(arg, "--report"))
             report_fd = number(argv[++i]);
+        else if (!strcmp(arg, "--scratch"))
+            opt.scratch = number(argv[++i]);
+        else if (!strcmp(arg, "--rlimit"))
+            parse_rlimit(argv[++i]);
+        else if (!strcmp(arg, "--cgroup"))
+            opt.cgroup = argv[++i];
+        else if (!strcmp(arg, "--cpu"))
+            opt.cpu = number(argv[++i]);
+        else if (!strcmp(arg, "--keep")) {
+            if (opt.n_keep == MAX_HIDDEN)
+                usage("too many --keep");
+            opt.keep[opt.n_keep++] = argv[++i];
+        }
         else if (!strcmp(arg, "--hide")) {
             if (opt.n_hidden == MAX_HIDDEN)
                 usage("too many --hide");
@@ -157,6 +226,8 @@ static void parse(int argc, char **argv)
         usage("--lifeline and --report are required");
     if (opt.namespaces && (opt.uid == (uid_t)-1 || opt.gid == (gid_t)-1))
         usage("--namespaces needs --uid and --gid");
+    if (opt.scratch && !opt.namespaces)
+        usage("--scratch needs --namespaces");
     if (i < argc)
         i++;
     opt.argv = argv + i;
@@ -223,6 +294,70 @@ static void expose(void)
     }
 }
 
+static int is_directory(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* The bot's scratch space: one tmpfs of opt.scratch bytes mounted on /tmp,
+ * with a directory for each world-writable place, each bound over that
+ * place (the last, /tmp's own, over the tmpfs's root, which no path then
+ * reaches). The directories are the bot's (created with its ids as our
+ * filesystem ids: an id the namespace does not map could not own a file). */
+static void set_up_scratch(void)
+{
+    static const char *const places[] = {"/var/tmp", "/dev/shm", "/run/lock", "/tmp"};
+    char options[128], source[64];
+    int kept[MAX_HIDDEN];
+    struct stat kept_st[MAX_HIDDEN];
+    for (int k = 0; k < opt.n_keep; k++) { /* the host's, before the scratch covers them */
+        kept[k] = open(opt.keep[k], O_PATH | O_CLOEXEC);
+        if (kept[k] < 0 || fstat(kept[k], &kept_st[k]) < 0)
+            fail("scratch-keep");
+    }
+    snprintf(options, sizeof options, "size=%lld,nr_inodes=65536,mode=0700,uid=%u,gid=%u", opt.scratch,
+             (unsigned)opt.uid, (unsigned)opt.gid);
+    if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, options) < 0)
+        fail("scratch-mount");
+    setfsgid(opt.gid);
+    setfsuid(opt.uid);
+    for (size_t i = 0; i < sizeof places / sizeof *places; i++) {
+        if (!is_directory(places[i]))
+            continue;
+        snprintf(source, sizeof source, "/tmp/.scratch%zu", i);
+        if (mkdir(source, 0700) < 0)
+            fail("scratch-mkdir");
+        if (mount(source, places[i], NULL, MS_BIND, NULL) < 0)
+            fail("scratch-bind");
+    }
+    for (int k = 0; k < opt.n_keep; k++) {
+        if (S_ISDIR(kept_st[k].st_mode)) {
+            if (mkdir(opt.keep[k], 0755) < 0 && errno != EEXIST)
+                fail("scratch-keep");
+        } else {
+            int fd = open(opt.keep[k], O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+            if (fd < 0)
+                fail("scratch-keep");
+            close(fd);
+        }
+        snprintf(source, sizeof source, "/proc/self/fd/%d", kept[k]);
+        if (mount(source, opt.keep[k], NULL, MS_BIND | MS_REC, NULL) < 0 ||
+            mount(NULL, opt.keep[k], NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL) < 0)
+            fail("scratch-keep");
+        close(kept[k]);
+    }
+    setfsuid(0);
+    setfsgid(0);
+    /* Terminals of its own: the host's devpts would let two bots open each other's. */
+    if (is_directory("/dev/pts")) {
+        if (mount("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620") < 0)
+            fail("scratch-devpts");
+        if (access("/dev/ptmx", F_OK) == 0 && mount("/dev/pts/ptmx", "/dev/ptmx", NULL, MS_BIND, NULL) < 0)
+            fail("scratch-devpts");
+    }
+}
+
 /* In the new namespaces, as their PID 1: a /proc that shows them alone, and a
  * loopback interface (the network namespace has nothing else). */
 static void set_up_namespaces(void)
@@ -231,6 +366,8 @@ static void set_up_namespaces(void)
         fail("mount-private");
     if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
         fail("mount-proc");
+    if (opt.scratch)
+        set_up_scratch();
     int sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     struct ifreq ifr;
     memset(&ifr, 0, sizeof ifr);
@@ -283,6 +420,12 @@ static void start_init(void)
         snprintf(map, sizeof map, "%u %u 1\n", (unsigned)opt.gid, (unsigned)opt.gid);
         write_file(path, map, "gid-map");
     }
+    if (opt.cgroup) {
+        char path[4096], text[32];
+        snprintf(path, sizeof path, "%s/cgroup.procs", opt.cgroup);
+        snprintf(text, sizeof text, "%ld", pid);
+        write_file(path, text, "cgroup");
+    }
     if (write(sync[1], "g", 1) != 1)
         fail("sync");
     _exit(0);
@@ -313,6 +456,37 @@ static void drop_privileges(void)
         fail("no-new-privs");
 }
 
+#if defined(__x86_64__)
+#define OUR_AUDIT_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define OUR_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#endif
+
+/* Keep the bot on opt.cpu: pin it, and refuse it sched_setaffinity. */
+static int pin_to_cpu(void)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET((int)opt.cpu, &set);
+    if (sched_setaffinity(0, sizeof set, &set) < 0)
+        return -1;
+#ifdef OUR_AUDIT_ARCH
+    struct sock_filter filter[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, OUR_AUDIT_ARCH, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_sched_setaffinity, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    struct sock_fprog program = {(unsigned short)(sizeof filter / sizeof *filter), filter};
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) < 0)
+        return -1;
+#endif
+    return 0;
+}
+
 /* In the bot's process, before exec. Failures go to the init on `errors`. */
 static void become_bot(pid_t init, int errors, int sigfd)
 {
@@ -333,13 +507,26 @@ static void become_bot(pid_t init, int errors, int sigfd)
         _exit(1);
     if (opt.namespaces)
         drop_privileges();
+    for (int i = 0; i < opt.n_rlimits; i++) {
+        struct rlimit limit = {opt.rlimits[i].value, opt.rlimits[i].value};
+        if (setrlimit(opt.rlimits[i].resource, &limit) < 0) {
+            int stage_errno[2] = {2, errno};
+            (void)!write(errors, stage_errno, sizeof stage_errno);
+            _exit(127);
+        }
+    }
+    if (opt.cpu >= 0 && pin_to_cpu() < 0) {
+        int stage_errno[2] = {3, errno};
+        (void)!write(errors, stage_errno, sizeof stage_errno);
+        _exit(127);
+    }
     execv(opt.argv[0], opt.argv);
     int stage_errno[2] = {1, errno};
     (void)!write(errors, stage_errno, sizeof stage_errno);
     _exit(127);
 }
 
-static const char *const STAGES[] = {"privileges", "exec"};
+static const char *const STAGES[] = {"privileges", "exec", "rlimit", "cpu"};
 
 static int bot_reaped, bot_status;
 static pid_t bot;
@@ -458,7 +645,7 @@ int main(int argc, char **argv)
         ;
     close(errors[0]);
     if (got == sizeof stage_errno) {
-        int stage = stage_errno[0] == 1 ? 1 : 0;
+        int stage = stage_errno[0] >= 1 && stage_errno[0] <= 3 ? stage_errno[0] : 0;
         kill_all();
         report("fail %s %d", STAGES[stage], stage_errno[1]);
         _exit(1);

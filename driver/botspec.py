@@ -29,6 +29,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from bots import registry
+from driver.isolation import Fence, Limits, check_env_entry, parse_size
 
 __all__ = ["BotOptions", "BotSpec", "BotSpecError", "parse_bot", "parse_bot_options", "options_by_seat", "suggest"]
 
@@ -88,43 +89,72 @@ _BOT_OPTION_KEYS = {
     "startup": "extra time for the first answer of a freshly started process (seconds)",
     "margin": "grace past the timeout before an answer counts as late (seconds)",
     "seed": "on/off: hand the bot the per-game seed as --seed N (default: on for our bots only)",
+    "cpu": "CPU-time budget for each answer (seconds of CPU, whatever the wall clock says)",
+    "memory": "memory of the bot's processes together (bytes, or 2G, 512M)",
+    "processes": "processes and threads",
+    "files": "open files per process",
+    "filesize": "largest file it may write (bytes, or 1G)",
+    "scratch": "its private /tmp, /var/tmp and /dev/shm together (bytes, or 512M)",
+    "env": "NAME or NAME=VALUE: a variable passed to it (repeatable; see --bot-env)",
 }
+_SIZES = {"memory": "memory", "filesize": "file_size", "scratch": "scratch"}
+_COUNTS = {"processes": "processes", "files": "files"}
 
 
 @dataclass(frozen=True, slots=True)
 class BotOptions:
     """Per-bot settings, `--bot-option NAME KEY=VALUE[,KEY=VALUE...]`: its
-    time control and whether it is handed a per-game seed. None leaves the
-    command's setting (`--timeout`, `--startup`, `--margin`) in force.
+    time control, whether it is handed a per-game seed, its limits and the
+    variables it is passed. None leaves the command's setting (`--timeout`,
+    `--startup`, `--margin`, the default `Limits`) in force.
 
     In the spirit of cutechess's per-engine `tc=` and `timemargin=`: a
     bot's first answer may take `startup + timeout` seconds (a process
     that loads a model or a JVM, or any bot on a loaded machine, must not
     forfeit at move 0), every later one `timeout`; `margin` is added to
     both before the referee gives up, for pipe and scheduling jitter.
+    `cpu` is a budget of CPU seconds per answer, checked beside the wall
+    clock, so that a bot is judged by the work it did, not by how busy the
+    machine was. The limits are `driver.isolation.Limits`'.
     """
 
     timeout: float | None = None
     startup: float | None = None
     margin: float | None = None
     seed: bool | None = None
+    cpu: float | None = None
+    memory: int | None = None
+    processes: int | None = None
+    files: int | None = None
+    file_size: int | None = None
+    scratch: int | None = None
+    env: tuple[str, ...] = ()
 
     def over(self, base: "BotOptions") -> "BotOptions":
-        """These settings, with `base`'s where these leave one unset."""
-        return BotOptions(*(mine if mine is not None else theirs
-                            for mine, theirs in zip(_fields(self), _fields(base))))
+        """These settings, with `base`'s where these leave one unset (variables: base's, then these)."""
+        merged = {f: getattr(self, f) if getattr(self, f) is not None else getattr(base, f) for f in _FIELDS}
+        return BotOptions(**merged, env=(*base.env, *self.env))
 
     def to_json(self) -> dict[str, Any]:
-        return {k: v for k, v in asdict(self).items() if v is not None}
+        return {k: list(v) if k == "env" else v for k, v in asdict(self).items() if v is not None and v != ()}
+
+    def fence(self) -> Fence:
+        """The limits and variables this bot is started with (defaults where unset)."""
+        default = Limits()
+        return Fence(
+            Limits(**{f: getattr(self, f) if getattr(self, f) is not None else getattr(default, f)
+                      for f in ("memory", "processes", "files", "file_size", "scratch", "cpu")}),
+            self.env,
+        )
 
 
-def _fields(options: BotOptions) -> tuple[Any, ...]:
-    return (options.timeout, options.startup, options.margin, options.seed)
+_FIELDS = ("timeout", "startup", "margin", "seed", "cpu", "memory", "processes", "files", "file_size", "scratch")
 
 
 def parse_bot_options(text: str) -> BotOptions:
-    """`timeout=2,startup=30,margin=0.1,seed=on` (commas or spaces) -> BotOptions."""
+    """`timeout=2,startup=30,margin=0.1,seed=on,memory=4G,env=NAME` (commas or spaces) -> BotOptions."""
     values: dict[str, Any] = {}
+    env: list[str] = []
     for item in re.split(r"[,\s]+", text.strip()):
         if not item:
             continue
@@ -137,17 +167,35 @@ def parse_bot_options(text: str) -> BotOptions:
                 raise BotSpecError(f"bad bot option {item!r}: seed is on or off")
             values[key] = value.lower() in ("on", "yes", "true", "1")
             continue
+        if key == "env":
+            try:
+                env.append(check_env_entry(value))
+            except ValueError as e:
+                raise BotSpecError(f"bad bot option {item!r}: {e}") from None
+            continue
+        if key in _SIZES:
+            try:
+                values[_SIZES[key]] = parse_size(value)
+            except ValueError as e:
+                raise BotSpecError(f"bad bot option {item!r}: {e}") from None
+            continue
+        if key in _COUNTS:
+            if not value.isdigit() or int(value) < 1:
+                raise BotSpecError(f"bad bot option {item!r}: {key} is a whole number above 0")
+            values[_COUNTS[key]] = int(value)
+            continue
         try:
             seconds = float(value)
         except ValueError:
             seconds = math.nan
-        if not math.isfinite(seconds) or seconds < 0 or (key == "timeout" and seconds == 0):
+        positive = key in ("timeout", "cpu")
+        if not math.isfinite(seconds) or seconds < 0 or (positive and seconds == 0):
             raise BotSpecError(f"bad bot option {item!r}: {key} is a number of seconds"
-                               f" ({'above' if key == 'timeout' else 'at least'} 0)")
+                               f" ({'above' if positive else 'at least'} 0)")
         values[key] = seconds
-    if not values:
+    if not values and not env:
         raise BotSpecError(f"empty bot options {text!r} (e.g. timeout=2,startup=30)")
-    return BotOptions(**values)
+    return BotOptions(**values, env=tuple(env))
 
 
 def options_by_seat(names: Sequence[str], given: Iterable[tuple[str, str | BotOptions]]) -> list[BotOptions]:

@@ -25,6 +25,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from driver.botspec import BotSpec
+from driver.isolation import Fence
 from driver.game import interpret_reply, state_lines
 from driver.process import STDERR_LIMIT, BotGroup, BotProcess, ReplyKind
 from protocol.engine import ATTACKING, BUY, DEFENDING, INVESTING, PHASE_NAMES, Game, IllegalMove
@@ -64,6 +65,7 @@ class CheckReport:
     stderr: bytes = b""
     aborted: str | None = None  # why the check could not go on
     isolation: list[str] = field(default_factory=list)  # what each process of the bot got
+    header: dict | None = None  # its first process's part of the trace header: limits and variable names
     processes: int = 0  # processes started: one per game for a bot that is not reusable
     exits_after_a_game: bool = False
     writes_after_a_game: bool = False
@@ -124,6 +126,7 @@ def check_bot(
     max_days: int = 100,
     max_failures: int = 50,
     isolation: str = "auto",
+    fence: Fence | None = None,
 ) -> CheckReport:
     """Run the compliance check on a bot.
 
@@ -161,8 +164,10 @@ def check_bot(
                 retire(proc)  # as the original driver would: a new process for the next game
                 proc = None
             if proc is None:
-                proc = BotProcess(spec.argv, spec.name, isolation=isolation)
+                proc = BotProcess(spec.argv, spec.name, isolation=isolation, fence=fence)
                 report.processes += 1
+                if report.header is None:
+                    report.header = proc.header()
                 if proc.isolation not in report.isolation:
                     report.isolation.append(proc.isolation)
             group = BotGroup([proc])

@@ -12,6 +12,7 @@ import click
 
 from driver.botspec import BotSpec, BotSpecError, options_by_seat, parse_bot
 from driver.options import (
+    bot_env_option,
     game_options,
     isolation_option,
     startup_or_default,
@@ -83,8 +84,8 @@ Exit status:
               help="Also write the game's replay page (see `driver view`) to replay.html and print its path.")
 def run(
     bots: Sequence[str], base: bool, max_days: int, timeout: float, trace: str, fair: bool,
-    startup: float | None, margin: float, bot_options: Sequence[tuple[str, str]], seed: int | None,
-    opening: str | None, isolation: str, view: bool,
+    startup: float | None, margin: float, bot_options: Sequence[tuple[str, str]], bot_env: tuple[str, ...],
+    seed: int | None, opening: str | None, isolation: str, view: bool,
 ) -> None:
     """Play one game between 2 to 4 bots, in seat order.
 
@@ -113,7 +114,7 @@ def run(
             raise click.BadParameter(str(e), param_hint="--opening") from None
     options = GameOptions(base=base, max_days=max_days, timeout=timeout, fair=fair, startup=startup_or_default(startup),
                           margin=margin, seats=seats, seed=seed, opening=moves,
-                          isolation=isolation)
+                          isolation=isolation, bot_env=bot_env)
     # Opened now, before any bot starts: a bot cannot lay a link where they go.
     trace_out = _output(trace, "--trace")
     page_out = _output(str(RUN_REPLAY), "--view", truncate=False) if view else None
@@ -139,6 +140,7 @@ def run(
     names = ", ".join(f"{seat}: {printable(spec.name)}" for seat, spec in enumerate(specs))
     echo(f"seats  {names}")
     _echo_isolation(echo, result.isolation)
+    _echo_fences(echo, result.trace)
     # One count of days everywhere (driver.game.game_days): the day the game ended on, as the replay says.
     played = f"{result.days} day{'s' if result.days != 1 else ''} (ended on day {result.days}), {result.moves} moves, " \
              f"{result.duration:.2f} s"
@@ -163,9 +165,10 @@ def run(
 @click.argument("bot", metavar="BOT")
 @timeout_option
 @isolation_option
+@bot_env_option
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the opponents' random moves.")
 @click.option("-v", "--verbose", is_flag=True, help="Show every step, not only the failed ones.")
-def check(bot: str, timeout: float, isolation: str, seed: int, verbose: bool) -> None:
+def check(bot: str, timeout: float, isolation: str, bot_env: tuple[str, ...], seed: int, verbose: bool) -> None:
     """Check that a bot follows the protocol, before it meets other bots.
 
     BOT plays several games against random opponents (2, 3 and 4 players,
@@ -177,11 +180,12 @@ def check(bot: str, timeout: float, isolation: str, seed: int, verbose: bool) ->
     (tournament --reuse) and which isolation the bot got.
     """
     from driver.check import check_bot
+    from driver.isolation import Fence
     from driver.process import BotStartError
 
     spec = _bot_param(bot)
     try:
-        report = check_bot(spec, timeout=timeout, seed=seed, isolation=isolation)
+        report = check_bot(spec, timeout=timeout, seed=seed, isolation=isolation, fence=Fence(env=bot_env))
     except BotStartError as e:
         click.echo(f"FAIL: {printable(str(e.strerror))}")
         sys.exit(EXIT_CHECK_FAILED)
@@ -190,6 +194,9 @@ def check(bot: str, timeout: float, isolation: str, seed: int, verbose: bool) ->
         sys.exit(stop_status(e))
     out = click.echo
     _echo_isolation(out, report.isolation)
+    if report.header is not None:
+        out(f"limits     {_limits_text(report.header['limits'])}")
+        out(f"env        {' '.join(report.header['env']) or '(none)'}")
     shown: dict[str, int] = {}
     for step in report.steps:
         kind = step.check if step.problem is not None else "warning" if step.warning is not None else None
@@ -294,6 +301,34 @@ def _output(path: str, option: str, truncate: bool = True) -> BinaryIO:
         raise click.BadParameter(error_text(e, path), param_hint=option) from None
     click.get_current_context().call_on_close(out.close)
     return out
+
+
+def _echo_fences(echo: Callable[[str], None], trace: Sequence[bytes]) -> None:
+    """The limits and environment names of the trace's header, one line each
+    when every seat has the same, else one per seat."""
+    import orjson
+
+    from driver.game import is_meta
+
+    header = next((orjson.loads(line) for line in trace[:1] if is_meta(line)), None)
+    if not header or header.get("meta") != "header":
+        return
+    for key, show in (("limits", _limits_text), ("env", lambda names: " ".join(names) or "(none)")):
+        texts = [show(value) for value in header.get(key, [])]
+        if len(set(texts)) == 1:
+            echo(f"{key:<9}  {texts[0]}")
+        else:
+            for seat, text in enumerate(texts):
+                echo(f"{key:<9}  seat {seat}: {text}")
+
+
+def _limits_text(limits: dict[str, Any] | None) -> str:
+    if limits is None:
+        return "none"
+    from driver.isolation import Limits
+
+    fields = {k: v for k, v in limits.items() if k not in ("by", "core")}
+    return f"{Limits(**fields).describe()}; by {limits.get('by')}"
 
 
 def _bot_param(text: str) -> BotSpec:

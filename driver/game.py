@@ -33,14 +33,27 @@ from dataclasses import dataclass, field
 from typing import Any, BinaryIO, TypeVar
 
 from driver.botspec import BotOptions, BotSpec
+from driver.isolation import Fence
 from driver.process import LINE_LIMIT, STDERR_LIMIT, BotGroup, BotProcess, BotStartError, PipeEndpoint, Reply, ReplyKind
 from driver.signals import stop_reason
 from protocol.engine import DEFENDING, END, Game, IllegalMove, move_from_wire
 from protocol.exactjson import DEFAULT_MAX_DIGITS, JSONError, NotJSON, digits_of, dumps, loads
 from protocol.openings import play_opening
 
-__all__ = ["GameOptions", "GameResult", "STARTUP", "play_game", "start_group", "seat_seed", "state_lines", "interpret_reply",
-           "game_days", "game_lines", "trace_header"]
+__all__ = [
+    "GameOptions",
+    "GameResult",
+    "STARTUP",
+    "play_game",
+    "start_group",
+    "seat_seed",
+    "state_lines",
+    "interpret_reply",
+    "game_days",
+    "header_record",
+    "is_meta",
+    "game_lines",
+]
 
 STARTUP = 30.0
 """Default start-up allowance (seconds): generous, so that a bot that loads
@@ -83,11 +96,17 @@ class GameOptions:
     opening: Sequence[int | str] | None = None
     seed: int | None = None
     isolation: str = "auto"
+    bot_env: tuple[str, ...] = ()
+    """Variables passed to every bot (`--bot-env NAME[=VALUE]`); a seat's own come after."""
 
     def seat_options(self, seat: int) -> BotOptions:
         """Seat `seat`'s settings, every field filled in."""
         own = self.seats[seat] if seat < len(self.seats) else BotOptions()
-        return own.over(BotOptions(self.timeout, self.startup, self.margin, None))
+        return own.over(BotOptions(self.timeout, self.startup, self.margin, None, env=tuple(self.bot_env)))
+
+    def fence(self, seat: int) -> Fence:
+        """Seat `seat`'s limits and variables (`driver.isolation.Fence`)."""
+        return self.seat_options(seat).fence()
 
     def isolation_for(self, bot: BotSpec) -> str:
         """How `bot`'s process is fenced off: `isolation`, except for the
@@ -110,27 +129,6 @@ def game_days(game: Game) -> int:
     draw at a 100-day limit 100). The engine's `days_played` counts
     completed days, one fewer unless the day limit ended the game."""
     return min(game.days_played + 1, game.max_days) if game.max_days > 0 else game.days_played
-
-
-def trace_header(names: Sequence[str]) -> dict[str, Any]:
-    """The trace's first record: who sits where, so a piped trace keeps the
-    bots' names (`driver run A B | driver view -`). A reader tells it from
-    a state by its "meta" key, as the "aborted" record; the original's
-    tools skip lines that are not states."""
-    return {"meta": "header", "seats": [str(n) for n in names]}
-
-
-def game_lines(trace: Sequence[bytes]) -> list[bytes]:
-    """A trace's states and answers as the original writes them: without
-    its header (the first line) and its aborted record (the last line).
-    Only those positions are looked at: a bot's answer may look like a
-    record and is still an answer."""
-    lines = list(trace)
-    if lines and lines[0].startswith(b'{"meta":"header"'):
-        lines = lines[1:]
-    if lines and lines[-1].startswith(b'{"meta":"aborted"'):
-        lines = lines[:-1]
-    return lines
 
 
 def seat_seed(seed: int | None, seat: int) -> int | None:
@@ -164,6 +162,10 @@ class GameResult:
     state's sending to the answer's arrival (a timeout counts its limit);
     None for the opening's moves, which the referee played."""
     isolation: list[str] = field(default_factory=list)
+    answer_cpu: list[float | None] = field(default_factory=list)
+    """CPU seconds each answer of `answer_times` cost the bot (its whole
+    process tree, from the state's sending to the answer), None where not
+    known (the opening, a network seat, a bot gone)."""
 
 
 def start_group(
@@ -180,7 +182,9 @@ def start_group(
     stopping those it started."""
     return group.spawn(
         [
-            given[seat] if given and seat in given else (options.command(b, seat), b.name, options.isolation_for(b))
+            given[seat]
+            if given and seat in given
+            else (options.command(b, seat), b.name, options.isolation_for(b), options.fence(seat))
             for seat, b in enumerate(bots)
         ],
         isolation=options.isolation,
@@ -221,7 +225,7 @@ def play_game(
     if opening:
         play_opening(game.copy(), opening)  # OpeningError (a ValueError) before any bot starts
     trace = _Trace(trace_out)
-    trace.emit(dumps(trace_header([b.name for b in bots])))
+    names = [b.name for b in bots]
     keep = group is not None
     try:
         if group is None:
@@ -230,15 +234,19 @@ def play_game(
             group = group()
     except BotStartError as e:
         game.forfeit(e.seat, str(e.strerror))
+        trace.emit(dumps(header_record(names)))
         trace.end(dumps(game.to_wire()))
         trace.flush()
         return GameResult(None, game.fault, 0, 0, time.monotonic() - started, trace.lines, [b""] * len(bots))
     except BaseException as e:  # stopped while starting the bots (they are gone)
+        trace.emit(dumps(header_record(names)))
         trace.abort(stop_reason(e))
         trace.flush()
         raise
     moves = 0
     try:
+        trace.emit(dumps(header_record(names, group.bots)))
+        trace.commit()
         moves += _play_opening(game, opening, trace, options)
         ask = _asker(group, options)
         while not game.is_over:
@@ -268,7 +276,49 @@ def play_game(
         stderr=[b.kept_stderr() for b in group.bots],
         answer_times=trace.times,
         isolation=[b.isolation for b in group.bots],
+        answer_cpu=trace.cpu,
     )
+
+
+def header_record(names: Sequence[str], bots: Sequence[BotProcess] | None = None) -> dict[str, Any]:
+    """The trace's first record, `{"meta": "header", ...}`: who sits where
+    ("seats": so a piped trace keeps the bots' names, `driver run A B |
+    driver view -`) and, once the bots run, per seat how its bot is
+    isolated, its limits (and how they are enforced) and the names, never
+    the values, of its environment variables. A reader tells it from a
+    state by its "meta" key and skips what it does not know; the original's
+    tools skip lines that are not states."""
+    record: dict[str, Any] = {"meta": "header", "seats": [str(n) for n in names]}
+    if bots is not None:
+        parts = [b.header() for b in bots]
+        record.update({key: [part[key] for part in parts] for key in ("isolation", "limits", "env")})
+    return record
+
+
+def game_lines(trace: Sequence[bytes]) -> list[bytes]:
+    """A trace's states and answers as the original writes them: without
+    its header (the first line) and its aborted record (the last line),
+    what compares with the original's traces. Only those positions are
+    looked at: a bot's answer may look like a record and is still an answer."""
+    lines = list(trace)
+    if lines and is_meta(lines[0]):
+        lines = lines[1:]
+    if lines and is_meta(lines[-1]):
+        lines = lines[:-1]
+    return lines
+
+
+def is_meta(line: bytes) -> bool:
+    """Whether a trace line is one of the referee's own records (the header,
+    an aborted mark), not a state or an answer of the game. Only meaningful
+    for a trace's first and last lines (`game_lines`)."""
+    if not line.startswith(b'{"meta"') and not (line.startswith(b"{") and b'"meta"' in line):
+        return False
+    try:
+        value = loads(line)
+    except (JSONError, NotJSON):
+        return False
+    return isinstance(value, dict) and "meta" in value and "phase" not in value
 
 
 class _Trace:
@@ -278,6 +328,7 @@ class _Trace:
         self.out = out
         self.lines: list[bytes] = []
         self.times: list[float | None] = []  # one per answer line
+        self.cpu: list[float | None] = []  # one per answer line: CPU seconds, where known
         self._written = 0
         self.ended = False  # the final state, or an aborted record, is in
 
@@ -312,34 +363,53 @@ class _Trace:
             self.out.flush()
 
 
-Ask = Callable[[list[int], dict[int, bytes]], Iterator[tuple[int, Reply, float | None]]]
-"""Sends a round's states to `seats` and yields (seat, reply, seconds it took)
-as the replies come; it may stop before every seat has answered."""
+Ask = Callable[[list[int], dict[int, bytes]], Iterator[tuple[int, Reply, float | None, float | None]]]
+"""Sends a round's states to `seats` and yields (seat, reply, seconds it
+took, CPU seconds it cost) as the replies come; it may stop before every
+seat has answered."""
 
 
 def _asker(group: BotGroup, options: GameOptions) -> Ask:
     """Asks the bots, each under its own time limit."""
 
-    def ask(seats: list[int], lines: dict[int, bytes]) -> Iterator[tuple[int, Reply, float | None]]:
-        limits, startup = {}, {}
+    def ask(seats: list[int], lines: dict[int, bytes]) -> Iterator[tuple[int, Reply, float | None, float | None]]:
+        limits, startup, budgets, before = {}, {}, {}, {}
         for seat in seats:
             own = options.seat_options(seat)
             first = group.bots[seat].answered == 0
             startup[seat] = own.startup  # also for a bot restarted inside replies()
             limits[seat] = own.timeout + own.margin + (own.startup if first else 0.0)  # type: ignore[operator]
+            if own.cpu is not None:
+                budgets[seat] = own.cpu + (own.startup if first else 0.0)  # type: ignore[operator]
+            before[seat] = (group.bots[seat], group.bots[seat].cpu_seconds())
         sent = time.monotonic()
         for seat in seats:
             group.send(seat, lines[seat])
         for seat, reply in group.replies(seats, limits, startup):
             took = time.monotonic() - sent
+            bot = group.bots[seat]
+            cpu = _cpu_used(bot, *before[seat])
             if reply.kind is ReplyKind.TIMEOUT:
-                bot = group.bots[seat]  # a network seat's first answer is like any other: nothing started
+                # a network seat's first answer is like any other: nothing started
                 first = bot.answered == 0 and not isinstance(bot, PipeEndpoint)
                 reply = Reply(ReplyKind.TIMEOUT, detail=_timeout_detail(options.seat_options(seat), limits[seat], first))
                 took = limits[seat]
-            yield seat, reply, took
+            elif reply.kind is ReplyKind.LINE and seat in budgets and cpu is not None and cpu > budgets[seat]:
+                reply = Reply(ReplyKind.TIMEOUT, detail=f"used {cpu:.2f} s of CPU, over its budget of {budgets[seat]:g} s")
+            yield seat, reply, took, cpu
 
     return ask
+
+
+def _cpu_used(bot: BotProcess, asked: BotProcess, at: float | None) -> float | None:
+    """CPU seconds `bot` spent on an answer: since `at`, or all of it for a
+    process started (restarted) since; None where not known."""
+    now = bot.cpu_seconds()
+    if now is None:
+        return None
+    if bot is not asked:
+        return round(now, 3)
+    return None if at is None else round(max(now - at, 0.0), 3)
 
 
 def _timeout_detail(own: BotOptions, limit: float, first: bool) -> str:
@@ -356,12 +426,12 @@ def _play_opening(game: Game, opening: Sequence[int | str], trace: _Trace, optio
     moves = iter(opening)
     left = len(opening)
 
-    def ask(seats: list[int], lines: dict[int, bytes]) -> Iterator[tuple[int, Reply, float | None]]:
+    def ask(seats: list[int], lines: dict[int, bytes]) -> Iterator[tuple[int, Reply, float | None, float | None]]:
         for seat in seats:
             move = next(moves, None)
             if move is None:
                 return
-            yield seat, Reply(ReplyKind.LINE, dumps([move])), None
+            yield seat, Reply(ReplyKind.LINE, dumps([move])), None, None
 
     played = 0
     while played < left:
@@ -379,18 +449,19 @@ def _play_round(game: Game, ask: Ask, trace: _Trace, options: GameOptions) -> in
     if not seats:  # the engine contract says this cannot happen: never spin on it
         raise RuntimeError(f"engine waits for nobody in phase {game.phase} of a game not over")
     lines = state_lines(game.to_wire(), seats)
-    arrived: dict[int, tuple[Reply, float | None]] = {}
+    arrived: dict[int, tuple[Reply, float | None, float | None]] = {}
     applied = 0
-    for seat, reply, took in ask(seats, lines):
-        arrived[seat] = (reply, took)
+    for seat, reply, took, cpu in ask(seats, lines):
+        arrived[seat] = (reply, took, cpu)
         while applied < len(seats) and seats[applied] in arrived:
             turn = seats[applied]
             trace.emit(lines[turn])
-            turn_reply, turn_took = arrived[turn]
+            turn_reply, turn_took, turn_cpu = arrived[turn]
             answer, move, reason = interpret_reply(game, turn_reply)
             if answer is not None:
                 trace.emit(answer)
                 trace.times.append(None if turn_took is None else round(turn_took, 6))
+                trace.cpu.append(turn_cpu)
             if reason is None:
                 try:
                     game.play(turn, move)

@@ -29,6 +29,18 @@ isolated from processes and the network, but not from that user's files.
 the referee's user with nothing between them but the init; the referee
 then makes itself non-dumpable, so other same-user processes cannot open
 its /proc files, but bots can still reach each other's.
+
+Fences between bots (`Fence`): under namespaces each bot's /tmp,
+/var/tmp, /dev/shm and /run/lock are one private tmpfs of `scratch`
+bytes, gone with the bot, and it has terminals of its own; so two bots
+share no writable place, no IPC and no network. Every bot but one under
+explicit `--isolation none` gets `Limits`: memory, processes and threads,
+open files, file size and scratch space, through cgroup v2 where this
+machine delegates it (`limit_backend`) and rlimits otherwise, and starts
+with a clean environment (`bot_environment`): PATH, LANG, LC_*, TZ and
+TERM, HOME in its scratch space, and what the user passes by name
+(`--bot-env`). Explicit `--isolation none` keeps the old behaviour (the
+referee's whole environment, no limits) and says so.
 """
 
 from __future__ import annotations
@@ -38,17 +50,28 @@ import errno
 import math
 import os
 import pwd
+import re
 import select
 import shutil
 import stat
 import subprocess
+import tempfile
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 __all__ = [
+    "ENV_ALLOWED",
+    "Fence",
+    "Limits",
+    "bot_environment",
+    "CpuMeter",
+    "cpu_seconds",
+    "format_size",
+    "limit_backend",
+    "parse_size",
     "MODES",
     "LaunchError",
     "Launched",
@@ -58,6 +81,8 @@ __all__ = [
     "launch",
     "namespaces_unavailable",
     "lifeline",
+    "out_of_memory",
+    "release",
 ]
 
 MODES = ("auto", "namespaces", "none")
@@ -73,6 +98,321 @@ _SHEBANG = 256  # bytes of a script read to find its interpreter
 
 class LaunchError(OSError):
     """A bot could not be started; `strerror` says why in words."""
+
+
+# -- limits and environment -------------------------------------------------
+
+_GiB = 1 << 30
+_MiB = 1 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """What one bot process tree may use (see docs/protocol.md, "What a bot
+    can reach"): sane for any bot we know of (a JVM, Node.js, a PyInstaller
+    bundle, ours), small enough that a runaway bot hurts only itself.
+
+    `memory`, `file_size` and `scratch` are bytes, `processes` counts
+    processes and threads, `files` open descriptors per process; `cpu` is
+    a CPU-time budget in seconds per move (None: none), which the referee
+    enforces beside the wall-clock timeout (`driver.game`)."""
+
+    memory: int = 2 * _GiB
+    processes: int = 256
+    files: int = 1024
+    file_size: int = _GiB
+    scratch: int = 512 * _MiB
+    cpu: float | None = None
+
+    def to_json(self) -> dict[str, int | float | None]:
+        """The limits as the trace header records them (bytes, counts, seconds)."""
+        return {
+            "memory": self.memory,
+            "processes": self.processes,
+            "files": self.files,
+            "file_size": self.file_size,
+            "scratch": self.scratch,
+            "cpu": self.cpu,
+        }
+
+    def describe(self) -> str:
+        """The limits in words, for `driver check` and the run summary."""
+        cpu = "no CPU budget" if self.cpu is None else f"{self.cpu:g} s of CPU per move"
+        return (
+            f"memory {format_size(self.memory)}, {self.processes} processes/threads, {self.files} open files, "
+            f"files up to {format_size(self.file_size)}, scratch {format_size(self.scratch)}, {cpu}"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Fence:
+    """Everything that fences one bot besides its namespaces: its limits and
+    the variables the user passes it (`NAME` copies the referee's value,
+    `NAME=VALUE` sets one; see `bot_environment`)."""
+
+    limits: Limits = field(default_factory=Limits)
+    env: tuple[str, ...] = ()
+
+
+ENV_ALLOWED = ("PATH", "LANG", "TZ", "TERM")
+"""Variables every bot gets from the referee's environment (and LC_*)."""
+ENV_VARIABLE = "ECONOMANCY_BOT_ENV"
+"""The referee's variable naming more variables for every bot (NAME or
+NAME=VALUE, separated by spaces), as if each were given with --bot-env."""
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*([KMGT]?)(?:i?B)?\s*$", re.IGNORECASE)
+
+
+def parse_size(text: str) -> int:
+    """`2G`, `512M`, `64k`, `1.5GiB` or a number of bytes -> bytes (powers of 1024).
+
+    Raises ValueError with the accepted forms."""
+    match = _SIZE.match(text)
+    if not match:
+        raise ValueError(f"{text!r} is not a size (bytes, or a number with K, M, G or T, e.g. 2G)")
+    number, unit = match.groups()
+    value = int(float(number) * (1 << (10 * "KMGT".find(unit.upper()) + 10) if unit else 1))
+    if value <= 0:
+        raise ValueError(f"{text!r} is not a size above 0")
+    return value
+
+
+def format_size(size: int) -> str:
+    """Bytes in the largest unit that divides them (2 GiB, 512 MiB, 1000 B)."""
+    for unit, shift in (("TiB", 40), ("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if size >= 1 << shift and size % (1 << shift) == 0:
+            return f"{size >> shift} {unit}"
+    return f"{size} B"
+
+
+def check_env_entry(entry: str) -> str:
+    """An --bot-env entry (`NAME` or `NAME=VALUE`) as given; ValueError if NAME is not a variable name."""
+    name = entry.partition("=")[0]
+    if not _ENV_NAME.match(name):
+        raise ValueError(f"--bot-env {entry!r}: {name!r} is not a variable name (letters, digits, _)")
+    return entry
+
+
+def bot_environment(given: Sequence[str], base: Mapping[str, str], home: str) -> dict[str, str]:
+    """The environment a fenced bot starts with: from `base` (the referee's)
+    only the allow-list (ENV_ALLOWED, LC_*), HOME set to `home` (its own
+    scratch folder), then each entry of $ECONOMANCY_BOT_ENV and of `given`
+    (`NAME`: base's value, if it has one; `NAME=VALUE`), later ones winning.
+
+    Why an allow-list: the shell that runs a tournament holds tokens and
+    credentials (ECONOMANCY_TOKEN, cloud and CI keys) that no bot should
+    read; a bot that needs a variable gets it by name, visibly (the trace
+    header lists the names)."""
+    env = {k: v for k, v in base.items() if k in ENV_ALLOWED or k.startswith("LC_")}
+    env["HOME"] = home
+    for entry in [*base.get(ENV_VARIABLE, "").split(), *given]:
+        name, eq, value = check_env_entry(entry).partition("=")
+        if eq:
+            env[name] = value
+        elif name in base:
+            env[name] = base[name]
+    return env
+
+
+# -- cgroup v2 -------------------------------------------------------------
+
+_CPU_PERIOD = 100_000  # microseconds: cpu.max's period; each bot gets one core's worth of it
+_cgroup_state: dict[int, tuple[Path | None, str]] = {}  # pid -> (parent of the bots' groups, why not)
+_cgroup_count = 0
+
+
+def _cgroup_parent() -> tuple[Path | None, str]:
+    """Where this process can make a cgroup v2 group per bot with the memory,
+    pids and cpu controllers, or (None, why not)."""
+    pid = os.getpid()
+    if pid in _cgroup_state:
+        return _cgroup_state[pid]
+    result: tuple[Path | None, str]
+    try:
+        result = _find_cgroup_parent()
+    except OSError as e:
+        result = (None, f"cgroup v2 is not usable here: {e.strerror or e}")
+    _cgroup_state[pid] = result
+    return result
+
+
+def _find_cgroup_parent() -> tuple[Path | None, str]:
+    mount = None
+    with open("/proc/self/mounts") as f:
+        for line in f:
+            fields = line.split()
+            if len(fields) > 2 and fields[2] == "cgroup2":
+                mount = fields[1]
+                break
+    if mount is None:
+        return None, "no cgroup v2 file system is mounted"
+    own = None
+    with open("/proc/self/cgroup") as f:
+        for line in f:
+            if line.startswith("0::"):
+                own = line[3:].strip()
+    if own is None:
+        return None, "this process is in no cgroup v2 group"
+    here = Path(mount) / own.lstrip("/")
+    wanted = {"memory", "pids", "cpu"}
+    available = set((here / "cgroup.controllers").read_text().split())
+    if not wanted <= available:
+        missing = ", ".join(sorted(wanted - available))
+        return None, f"cgroup v2 at {mount} lacks the {missing} controller(s) here (cgroup v1 holds them)"
+    enabled = set((here / "cgroup.subtree_control").read_text().split())
+    if not wanted <= enabled:
+        try:  # possible where this group has no process of its own (a delegated, empty group) or is the root
+            (here / "cgroup.subtree_control").write_text(" ".join(f"+{c}" for c in sorted(wanted - enabled)))
+        except OSError as e:
+            return None, f"cgroup v2 at {here} is not delegated to us ({e.strerror})"
+    if not os.access(here, os.W_OK):
+        return None, f"cgroup v2 at {here} is not writable by us"
+    return here, ""
+
+
+def limit_backend() -> str:
+    """How limits are enforced here, in words: "cgroup v2 (DIR)" or
+    "rlimits (why not cgroup v2)"; what `driver check` and the header say."""
+    parent, why = _cgroup_parent()
+    if parent is not None:
+        return f"cgroup v2 ({parent})"
+    return f"rlimits ({why})"
+
+
+def _make_cgroup(limits: Limits) -> Path | None:
+    """A fresh cgroup v2 group for one bot with its limits, or None where
+    cgroup v2 cannot be had (rlimits then do the job)."""
+    global _cgroup_count
+    parent, _ = _cgroup_parent()
+    if parent is None:
+        return None
+    with _lock:  # games may start bots from several threads (the server)
+        _cgroup_count += 1
+        group = parent / f"economancy-bot-{os.getpid()}-{_cgroup_count}"
+    group.mkdir()
+    try:
+        (group / "memory.max").write_text(str(limits.memory))
+        if (group / "memory.swap.max").exists():
+            (group / "memory.swap.max").write_text("0")
+        (group / "pids.max").write_text(str(limits.processes))
+        (group / "cpu.max").write_text(f"{_CPU_PERIOD} {_CPU_PERIOD}")
+    except OSError:
+        group.rmdir()
+        raise
+    return group
+
+
+def remove_cgroup(group: Path) -> None:
+    """Remove a bot's group once its init is gone (nothing is left in it)."""
+    for _ in range(50):
+        try:
+            group.rmdir()
+            return
+        except FileNotFoundError:
+            return
+        except OSError:  # EBUSY: the kernel is still emptying it
+            time.sleep(0.01)
+
+
+def out_of_memory(group: Path | None) -> bool:
+    """Whether the kernel killed a process of the bot's group for memory."""
+    if group is None:
+        return False
+    try:
+        for line in (group / "memory.events").read_text().splitlines():
+            key, _, value = line.partition(" ")
+            if key == "oom_kill" and int(value) > 0:
+                return True
+    except (OSError, ValueError):
+        pass
+    return False
+
+
+_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+class CpuMeter:
+    """CPU seconds a bot's whole process tree has used so far: its cgroup's
+    usage, or, without one, the sum over its init's live descendants (every
+    thread) and what they have reaped.
+
+    Why a tree walk: orphans of a bot are the init's to reap, so nothing
+    the bot started escapes the sum, however it forks. Read twice per
+    answer, so the /proc files of the first few processes of the tree (the
+    init and the bot, for most bots) stay open and are re-read with pread:
+    two system calls a process, not six (the rest are opened each time, so
+    a bot of many processes costs the referee no descriptors)."""
+
+    _KEPT = 4  # processes whose /proc files stay open
+
+    def __init__(self, init: int, group: Path | None) -> None:
+        self.init = init
+        self.group = group
+        self._open: dict[tuple[int, str], int] = {}  # (pid, "stat" or "task/TID/children") -> fd
+
+    def seconds(self) -> float | None:
+        """The tree's CPU seconds now, None once its init is gone."""
+        if self.group is not None:
+            try:
+                for line in (self.group / "cpu.stat").read_text().splitlines():
+                    if line.startswith("usage_usec "):
+                        return int(line.split()[1]) / 1e6
+            except (OSError, ValueError):
+                pass
+            return None
+        total = 0
+        todo = [self.init]
+        seen: list[int] = []
+        while todo and len(seen) < 4096:
+            pid = todo.pop()
+            seen.append(pid)
+            keep = len(seen) <= self._KEPT
+            try:
+                fields = self._read(pid, "stat", keep).rpartition(b")")[2].split()
+                total += sum(int(x) for x in fields[11:15])  # utime stime cutime cstime
+                # Children hang off the thread that made them: every thread's list, one read if one thread.
+                tasks = [str(pid)] if fields[17] == b"1" else os.listdir(f"/proc/{pid}/task")
+                for task in tasks:
+                    todo += [int(c) for c in self._read(pid, f"task/{task}/children", keep).split()]
+            except (OSError, ValueError, IndexError):
+                if pid == self.init:
+                    self.close()
+                    return None
+        for key in [k for k in self._open if k[0] not in seen]:  # processes gone since
+            os.close(self._open.pop(key))
+        return total / _TICKS
+
+    def _read(self, pid: int, name: str, keep: bool) -> bytes:
+        fd = self._open.get((pid, name))
+        if fd is not None:
+            try:
+                return os.pread(fd, 65536, 0)
+            except OSError:  # that process is gone (ESRCH): not its pid's next owner
+                os.close(self._open.pop((pid, name)))
+                raise
+        fd = os.open(f"/proc/{pid}/{name}", os.O_RDONLY | os.O_CLOEXEC)
+        if keep:
+            self._open[(pid, name)] = fd
+            return os.pread(fd, 65536, 0)
+        try:
+            return os.read(fd, 65536)
+        finally:
+            os.close(fd)
+
+    def close(self) -> None:
+        """Close the files kept open (the bot is gone)."""
+        for fd in self._open.values():
+            os.close(fd)
+        self._open.clear()
+
+
+def cpu_seconds(init: int, group: Path | None) -> float | None:
+    """CPU seconds a bot's tree has used so far, read once (see CpuMeter)."""
+    meter = CpuMeter(init, group)
+    try:
+        return meter.seconds()
+    finally:
+        meter.close()
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +439,12 @@ class Launched:
     report: int
     isolation: Isolation
     reported: bytes = b""
+    limits: Limits | None = None  # None: none (explicit --isolation none)
+    limit_backend: str = "none"  # how they are enforced, in words
+    env_names: tuple[str, ...] = ()  # the variables it started with (never their values)
+    cgroup: Path | None = None  # its cgroup v2 group, removed after it (`remove_cgroup`)
+    home: str | None = None  # a scratch folder of ours on the host, removed after it
+    core: int | None = None  # the CPU it is pinned to (rlimits), given back after it
 
 
 def botinit_path() -> Path:
@@ -206,7 +552,12 @@ def choose(mode: str) -> Isolation:
         if mode == "namespaces":
             raise LaunchError(errno.EPERM, f"--isolation namespaces is not available here: {why}")
         return Isolation(False, os.geteuid(), os.getegid(), f"none (namespaces are not available here: {why}); " + _NONE)
-    return Isolation(False, os.geteuid(), os.getegid(), "none (--isolation none); " + _NONE)
+    return Isolation(
+        False,
+        os.geteuid(),
+        os.getegid(),
+        "none (--isolation none); " + _NONE + ", inherits the referee's whole environment and has no limits",
+    )
 
 
 _NONE = "the bot runs as the referee's user and can reach the other bots' processes and pipes"
@@ -220,18 +571,39 @@ def _namespaces_description(uid: int) -> str:
 # -- starting -------------------------------------------------------------
 
 
-def launch(argv: Sequence[str], env: Mapping[str, str], mode: str) -> Launched:
-    """Start `argv` under its init, isolated as `mode` says, with fresh pipes.
+def launch(argv: Sequence[str], env: Mapping[str, str], mode: str, fence: Fence | None = None) -> Launched:
+    """Start `argv` under its init, isolated as `mode` says, fenced as
+    `fence` says (default limits), with fresh pipes. `env` is the
+    referee's environment, which the bot's is made from (`bot_environment`).
 
     Raises LaunchError with a readable reason if it cannot start (the
     program cannot be run, or, for `namespaces`, they are unavailable).
     Returns once the bot's program is executing.
     """
+    fence = fence or Fence()
     isolation = choose(mode)
-    program = _program(argv[0], env)
+    if mode == "none":
+        # The old behaviour, on request: the referee's environment, no limits.
+        bot_env = dict(env)
+        for entry in fence.env:
+            name, eq, value = check_env_entry(entry).partition("=")
+            if eq:
+                bot_env[name] = value
+        program = _program(argv[0], bot_env)
+        _protect_referee()
+        launched = _start([_botinit(), "--", program, *argv[1:]], isolation, bot_env)
+        launched.env_names = tuple(sorted(bot_env))
+        return launched
+    limits = fence.limits
+    home = None if isolation.namespaces else tempfile.mkdtemp(prefix="economancy-bot-")
+    bot_env = bot_environment(fence.env, env, "/tmp" if isolation.namespaces else home)  # type: ignore[arg-type]
+    program = _program(argv[0], bot_env)
     command = [_botinit()]
     if isolation.namespaces:
         command += ["--namespaces", "--uid", str(isolation.uid), "--gid", str(isolation.gid)]
+        command += ["--scratch", str(limits.scratch)]
+        for path in _kept_in_scratch([program, *argv[1:]]):
+            command += ["--keep", path]
         if os.geteuid() == 0:
             hidden = _hidden_directories([program, *argv[1:]], isolation.uid, isolation.gid)
             for directory, shown in hidden.items():
@@ -240,17 +612,33 @@ def launch(argv: Sequence[str], env: Mapping[str, str], mode: str) -> Launched:
                     command += ["--show", path]
             if hidden:
                 opened = ", ".join(p for shown in hidden.values() for p in shown)
-                isolation = Isolation(
-                    True,
-                    isolation.uid,
-                    isolation.gid,
-                    isolation.description + f" (private paths it needs bound read-only: {opened})",
+                isolation = replace(
+                    isolation, description=isolation.description + f" (private paths it needs bound read-only: {opened})"
                 )
     else:
         _protect_referee()
     try:
-        launched = _start(command + ["--", program, *argv[1:]], isolation, env)
+        group = _make_cgroup(limits)
+    except OSError as e:
+        _remove_home(home)
+        raise LaunchError(e.errno, f"cannot make the bot's cgroup: {e.strerror}") from None
+    rlimits = {"nofile": limits.files, "fsize": limits.file_size, "core": 0}
+    core = None
+    if group is None:
+        core = _take_core()
+        if core is not None:
+            command += ["--cpu", str(core)]
+        rlimits["data"] = limits.memory
+        if isolation.namespaces:  # counted per user namespace: this bot's own processes alone
+            rlimits["nproc"] = limits.processes
+    else:
+        command += ["--cgroup", str(group)]
+    for name, value in rlimits.items():
+        command += ["--rlimit", f"{name}={value}"]
+    try:
+        launched = _start(command + ["--", program, *argv[1:]], isolation, bot_env)
     except LaunchError as e:
+        release(home, group, core)
         if e.errno in (errno.EACCES, errno.EPERM) and isolation.namespaces and os.geteuid() == 0:
             raise LaunchError(
                 e.errno,
@@ -258,7 +646,53 @@ def launch(argv: Sequence[str], env: Mapping[str, str], mode: str) -> Launched:
                 " make the program and what it reads readable by that user, or use --isolation none)",
             ) from None
         raise
+    launched.limits = limits
+    how = limit_backend()
+    if core is not None:
+        how += f"; pinned to one CPU of {len(os.sched_getaffinity(0))} (the least used by our bots)"
+    if not isolation.namespaces:
+        how += f"; without namespaces processes are not limited and its scratch folder is {home}, removed after it"
+    launched.limit_backend = how
+    launched.core = core
+    launched.env_names = tuple(sorted(bot_env))
+    launched.cgroup = group
+    launched.home = home
     return launched
+
+
+def _remove_home(home: str | None) -> None:
+    if home is not None:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def release(launched_home: str | None, group: Path | None, core: int | None = None) -> None:
+    """What a bot leaves on the host once its init is reaped: its scratch
+    folder (without namespaces) and its cgroup go, its CPU is free again."""
+    _remove_home(launched_home)
+    if group is not None:
+        remove_cgroup(group)
+    if core is not None:
+        with _lock:
+            _cores[core] = max(0, _cores.get(core, 0) - 1)
+
+
+_cores: dict[int, int] = {}  # CPU -> bots of this process pinned to it now
+
+
+def _take_core() -> int | None:
+    """The CPU a new bot is pinned to where no CPU controller caps its share:
+    the one fewest of our running bots are on, so that the bots of a game
+    get a core each where there are cores enough (None on a single CPU).
+
+    Why pin: a bot's threads then compete only with the bots on its own
+    core, never with a rival thinking on another."""
+    allowed = sorted(os.sched_getaffinity(0))
+    if len(allowed) < 2:
+        return None
+    with _lock:
+        core = min(allowed, key=lambda c: (_cores.get(c, 0), c))
+        _cores[core] = _cores.get(core, 0) + 1
+    return core
 
 
 def _program(name: str, env: Mapping[str, str]) -> str:
@@ -346,6 +780,14 @@ _STAGES = {
     "mount-proc": "cannot mount the bot's /proc",
     "loopback": "cannot set up the bot's network",
     "unshare-mount": "cannot hide private directories from the bot",
+    "scratch-mount": "cannot mount the bot's scratch space",
+    "scratch-mkdir": "cannot make the bot's scratch space",
+    "scratch-bind": "cannot make the bot's scratch space",
+    "scratch-devpts": "cannot give the bot terminals of its own",
+    "scratch-keep": "cannot show the bot its program in its private /tmp",
+    "cgroup": "cannot move the bot into its cgroup",
+    "rlimit": "cannot set the bot's resource limits",
+    "cpu": "cannot pin the bot to its CPU",
 }
 
 
@@ -412,6 +854,31 @@ def _hidden_directories(args: Sequence[str], uid: int, gid: int) -> dict[str, li
                 if child not in shown:
                     shown.append(child)
     return dict(sorted(hidden.items(), key=lambda item: item[0].count("/")))
+
+
+SCRATCH_PLACES = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
+"""The world-writable places each bot under namespaces has its own of."""
+
+
+def _kept_in_scratch(args: Sequence[str]) -> list[str]:
+    """The entries of the host's scratch places that the bot's program (its
+    interpreter, through links) and its existing arguments lie in: the
+    bot's private /tmp would hide them, so botinit binds each back
+    read-only. The whole top entry (/tmp/mybot, not /tmp/mybot/bot.js):
+    a program's neighbours (modules, a jar's classes) come with it."""
+    kept: list[str] = []
+    for i, arg in enumerate(args):
+        if i > 0 and not os.path.exists(arg):
+            continue
+        path = os.path.abspath(arg)
+        paths = [path, os.path.realpath(path)] + (_interpreter(path) if i == 0 else [])
+        for candidate in paths:
+            for place in SCRATCH_PLACES:
+                if candidate.startswith(place + "/"):
+                    top = os.path.join(place, candidate[len(place) + 1 :].split("/")[0])
+                    if top not in kept and os.path.lexists(top):
+                        kept.append(top)
+    return kept
 
 
 def _interpreter(path: str) -> list[str]:

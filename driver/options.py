@@ -57,8 +57,9 @@ isolation_option = click.option(
     default="auto",
     show_default=True,
     help="How bots are fenced off from the referee and each other: namespaces (own user, PID, mount "
-    "and network namespaces; as root, bots run as nobody), none, or auto: namespaces where the "
-    "system allows them, else none (and it says so). See docs/protocol.md.",
+    "and network namespaces, a private /tmp; as root, bots run as nobody), none (no fences at all: "
+    "the referee's environment, no limits), or auto: namespaces where the system allows them, else "
+    "none with limits and a clean environment (and it says so). See docs/protocol.md.",
 )
 
 
@@ -93,15 +94,38 @@ bot_option_option = click.option(
     type=(str, str),
     multiple=True,
     metavar="NAME KEY=VALUE[,...]",
-    help="One bot's own time control or seed (NAME: its display name, or '*' for every bot;"
-    " keys timeout, startup, margin in seconds, seed=on|off), e.g. --bot-option mcts timeout=2,startup=60."
-    " Repeatable.",
+    help="One bot's own time control, seed, limits or variables (NAME: its display name, or '*' for every"
+    " bot; keys timeout, startup, margin in seconds, seed=on|off, cpu=SECONDS of CPU per move, memory=SIZE"
+    " [2G], processes=N [256], files=N [1024], filesize=SIZE [1G], scratch=SIZE [512M], env=NAME[=VALUE]),"
+    " e.g. --bot-option mcts timeout=2,startup=60,memory=4G. Repeatable.",
+)
+
+
+def _env_entries(ctx: click.Context, param: click.Parameter, entries: tuple[str, ...]) -> tuple[str, ...]:
+    """A bad variable name is a usage error, said before any bot starts."""
+    from driver.isolation import check_env_entry
+
+    try:
+        return tuple(check_env_entry(e) for e in entries)
+    except ValueError as e:
+        raise click.BadParameter(str(e), ctx=ctx, param=param) from None
+
+
+bot_env_option = click.option(
+    "--bot-env",
+    "bot_env",
+    multiple=True,
+    callback=_env_entries,
+    metavar="NAME[=VALUE]",
+    help="A variable every bot gets: NAME copies yours, NAME=VALUE sets it (one bot's own: --bot-option NAME"
+    " env=...). Bots otherwise get only PATH, LANG, LC_*, TZ, TERM and HOME (their scratch folder), and"
+    " the variables named in $ECONOMANCY_BOT_ENV. Repeatable.",
 )
 
 
 def time_control_options(f: F) -> F:
-    """--startup, --margin and --bot-option (per bot, in cutechess's spirit)."""
-    for option in (bot_option_option, margin_option, startup_option):
+    """--startup, --margin, --bot-option (per bot, in cutechess's spirit) and --bot-env."""
+    for option in (bot_env_option, bot_option_option, margin_option, startup_option):
         f = option(f)
     return f
 

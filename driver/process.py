@@ -126,15 +126,17 @@ class BotProcess:
         stderr_limit: int = STDERR_LIMIT,
         env: Mapping[str, str] | None = None,
         isolation: str = "auto",
+        fence: _isolation.Fence | None = None,
     ) -> None:
         self.name = name
         self.argv = tuple(argv)
         self.line_limit = line_limit
         self.stderr_limit = stderr_limit
-        self.env = dict(os.environ if env is None else env)
+        self.env = dict(os.environ if env is None else env)  # the referee's: the bot's is made from it
         self.isolation_mode = isolation
+        self.fence = fence or _isolation.Fence()
         try:
-            launched = _isolation.launch(self.argv, self.env, isolation)
+            launched = _isolation.launch(self.argv, self.env, isolation, self.fence)
         except _isolation.LaunchError as e:
             message = f"cannot start bot {name!r} ({' '.join(argv)}): {e.strerror or e}"
             if e.errno == errno.ENOEXEC:
@@ -143,6 +145,14 @@ class BotProcess:
         self.pid = launched.pid  # the bot's init: our child, which its exit status comes through
         self.isolation = launched.isolation.description
         self.namespaces = launched.isolation.namespaces
+        self.limits: _isolation.Limits | None = launched.limits
+        self.limit_backend = launched.limit_backend
+        self.env_names = launched.env_names
+        self._cgroup = launched.cgroup
+        self._home = launched.home
+        self._core = launched.core
+        self._meter: _isolation.CpuMeter | None = _isolation.CpuMeter(self.pid, self._cgroup)
+        self._out_of_memory = False  # its cgroup's OOM kills, read when it is reaped
         _started.add(self)
         self._report: int | None = launched.report
         self._reported = launched.reported  # read from the report pipe so far
@@ -190,7 +200,22 @@ class BotProcess:
             stderr_limit=self.stderr_limit,
             env=self.env,
             isolation=self.isolation_mode,
+            fence=self.fence,
         )
+
+    def cpu_seconds(self) -> float | None:
+        """CPU seconds the bot and everything it started have used so far
+        (None once it is gone): what an answer's CPU time is measured with."""
+        if self._reaped or self._meter is None:
+            return None
+        return self._meter.seconds()
+
+    def header(self) -> dict[str, object]:
+        """This seat's part of the trace header: its isolation, its limits and
+        how they are enforced, and the names (never the values) of its
+        environment variables."""
+        limits = None if self.limits is None else {**self.limits.to_json(), "by": self.limit_backend, "core": self._core}
+        return {"isolation": self.isolation, "limits": limits, "env": list(self.env_names)}
 
     # -- status ------------------------------------------------------------
 
@@ -250,6 +275,12 @@ class BotProcess:
             self._status = self._reported_status()
         if self._status is None:
             self._status = -signal.SIGKILL if status is None else os.waitstatus_to_exitcode(status)
+        self._out_of_memory = _isolation.out_of_memory(self._cgroup)
+        if self._meter is not None:
+            self._meter.close()
+            self._meter = None
+        _isolation.release(self._home, self._cgroup, self._core)
+        self._home = self._cgroup = self._core = None
 
     def send_signal(self, sig: int) -> None:
         """Signal the bot's init (SIGTERM: passed on to the bot and all it
@@ -280,10 +311,34 @@ class BotProcess:
             return "still running"
         if code < 0:
             try:
-                return f"killed by {signal.Signals(-code).name}"
+                how = f"killed by {signal.Signals(-code).name}"
             except ValueError:
-                return f"killed by signal {-code}"
-        return f"exited with status {code}"
+                how = f"killed by signal {-code}"
+        else:
+            how = f"exited with status {code}"
+        return how + self._limit_note(code)
+
+    _MEMORY_WORDS = (b"MemoryError", b"OutOfMemoryError", b"bad_alloc", b"Cannot allocate memory", b"out of memory",
+                     b"heap out of memory")
+
+    def _limit_note(self, code: int) -> str:
+        """Which limit a bot that ended badly hit, when that is known: the
+        kernel's word (its cgroup's OOM kills, SIGXFSZ for file size) or its
+        runtime's (an allocation failure in the tail of its standard error,
+        under rlimits, where a failed allocation is the bot's to report)."""
+        limits = self.limits
+        if code == 0 or limits is None:
+            return ""
+        self._read_stderr()  # its last words may still be in the pipe
+        memory = f" (out of memory: its limit is {_isolation.format_size(limits.memory)})"
+        if code == -signal.SIGKILL and (self._out_of_memory or _isolation.out_of_memory(self._cgroup)):
+            return memory
+        if code == -signal.SIGXFSZ:
+            return f" (a file over its limit of {_isolation.format_size(limits.file_size)})"
+        tail = bytes(self.stderr[-4096:])
+        if any(word in tail for word in self._MEMORY_WORDS):
+            return memory
+        return ""
 
     @property
     def reusable(self) -> bool:
@@ -459,6 +514,15 @@ class PipeEndpoint(BotProcess):
         self.pid = 0
         self.isolation = isolation
         self.namespaces = False
+        self.fence = _isolation.Fence()
+        self.limits = None
+        self.limit_backend = "none: not a process of this machine"
+        self.env_names = ()
+        self._cgroup = None
+        self._home = None
+        self._core = None
+        self._meter = None
+        self._out_of_memory = False
         self._report = None
         self._reported = b""
         self.ended = "closed its end"
@@ -468,6 +532,9 @@ class PipeEndpoint(BotProcess):
         raise BotStartError(errno.ECONNRESET, f"{self.name!r} is not a process of ours: it cannot be restarted")
 
     def returncode(self) -> int | None:
+        return None
+
+    def cpu_seconds(self) -> float | None:
         return None
 
     def _end_known(self) -> bool:
@@ -541,12 +608,17 @@ class BotGroup:
     @classmethod
     def spawn(
         cls,
-        commands: Sequence[tuple[Sequence[str], str] | tuple[Sequence[str], str, str] | BotProcess],
+        commands: Sequence[
+            tuple[Sequence[str], str]
+            | tuple[Sequence[str], str, str]
+            | tuple[Sequence[str], str, str, _isolation.Fence]
+            | BotProcess
+        ],
         isolation: str = "auto",
         **options: int,
     ) -> Self:
-        """Start every (argv, name), or (argv, name, isolation) for one with an
-        isolation of its own; an entry that is already a BotProcess (a
+        """Start every (argv, name), or (argv, name, isolation[, fence]) for
+        one with an isolation (and limits and variables) of its own; an entry that is already a BotProcess (a
         `PipeEndpoint`) takes its seat as it is. If one cannot start, stop
         those started here (the given ones are the caller's)."""
         bots: list[BotProcess] = []
@@ -557,7 +629,8 @@ class BotGroup:
                     bots.append(entry)
                     continue
                 argv, name, *own = entry
-                started.append(BotProcess(argv, name, isolation=own[0] if own else isolation, **options))
+                fence = own[1] if len(own) > 1 else None
+                started.append(BotProcess(argv, name, isolation=own[0] if own else isolation, fence=fence, **options))
                 bots.append(started[-1])
         except BaseException as e:
             if isinstance(e, BotStartError):
@@ -782,6 +855,9 @@ class BotGroup:
 
     def _release(self) -> None:
         for bot in self.bots:
+            if bot._meter is not None:
+                bot._meter.close()
+                bot._meter = None
             for name in ("pidfd", "stdin_fd", "stdout_fd", "stderr_fd", "_report"):
                 fd = getattr(bot, name)
                 if fd is not None:

@@ -66,6 +66,7 @@ def game_record(
         status="finished",
         times=compress_times(result.answer_times),
         digest=trace_digest(result.trace),
+        cpu=compress_times(result.answer_cpu),
     )
 
 

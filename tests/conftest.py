@@ -22,6 +22,12 @@ from typing import Any
 
 import pytest
 
+# Bots start with a clean environment (driver.isolation.bot_environment):
+# the test bots get the variables the tests mark and steer them with by name.
+os.environ["ECONOMANCY_BOT_ENV"] = " ".join(
+    ["ECONOMANCY_TEST_MARK", "ECONOMANCY_TEST_LOGS", "ECONOMANCY_TEST_PORT", "LATE_SECONDS", "PYTHONPATH"]
+)
+
 CHROMIUM_FLAGS = [
     "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",

@@ -27,7 +27,7 @@ from pathlib import Path
 import orjson
 import pytest
 from proctable import MARK_VARIABLE, new_mark, wait_until_gone
-from users import ROOT, User, user  # noqa: F401  (fixture)
+from users import ROOT, User, shared_directory, user  # noqa: F401  (fixture)
 
 from driver.cli import EXIT_DRAW, EXIT_FORFEIT, EXIT_WINNER
 
@@ -39,7 +39,7 @@ GOT_IN = ("opened ", "stole ", "saw ", "outbids ")  # what an attacker logs when
 def logs() -> Iterator[Path]:
     """Where the bots write their logs: any user may write there (as root,
     bots run as nobody)."""
-    directory = Path(tempfile.mkdtemp(prefix="economancy-logs-"))
+    directory = shared_directory("economancy-logs-")
     directory.chmod(0o777)
     yield directory
     shutil.rmtree(directory, ignore_errors=True)

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from proctable import MARK_VARIABLE, new_mark, wait_until_gone
-from users import ROOT, User, user  # noqa: F401  (fixture)
+from users import ROOT, User, shared_directory, user  # noqa: F401  (fixture)
 
 from driver import isolation
 from driver.cli import EXIT_USAGE
@@ -31,7 +31,7 @@ BOTS = Path(__file__).parent / "bots"
 
 @pytest.fixture
 def logs() -> Iterator[Path]:
-    directory = Path(tempfile.mkdtemp(prefix="economancy-logs-"))
+    directory = shared_directory("economancy-logs-")
     directory.chmod(0o777)  # as root, bots run as nobody
     yield directory
     shutil.rmtree(directory, ignore_errors=True)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import orjson
 import pytest
+
 from proctable import MARK_VARIABLE, new_mark, wait_for_marked, wait_until_gone
 from users import User, user  # noqa: F401  (fixture)
 
@@ -82,7 +83,8 @@ def test_a_stopped_run_exits_with_128_plus_the_signal_and_ends_its_trace(
     status, err = _signal_mid_game(me, trace, mark, sig)
     assert status == 128 + sig, err
     assert "game abandoned" in err
-    lines = [orjson.loads(line) for line in trace.read_bytes().splitlines()]
+    header, *lines = [orjson.loads(line) for line in trace.read_bytes().splitlines()]
+    assert header["meta"] == "header"
     assert lines[-1] == {"meta": "aborted", "reason": reason}
     # What was asked and answered before the stop (seat 0's first investment) is kept.
     assert lines[:-1] == [lines[0], [0]] and lines[0]["player"] == 0

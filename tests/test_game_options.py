@@ -20,6 +20,7 @@ SIMPLE = BotSpec((sys.executable, "-S", str(BOTS / "simple.py")), "simple")
 def replay(trace: list[bytes], players: int, base: bool = False, max_days: int = 100) -> list[object]:
     """Check that `trace` is one whole game from the start, every state line
     exactly what the engine sends at that point; return the answers."""
+    trace = game_lines(trace)
     game = Game(players, base=base, max_days=max_days)
     answers = []
     i = 0

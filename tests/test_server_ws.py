@@ -16,6 +16,8 @@ from typing import Any
 
 import orjson
 import pytest
+
+from driver.game import game_lines
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
@@ -79,7 +81,7 @@ def test_a_connected_bot_plays_our_bot_and_the_game_is_stored(server: Server) ->
     assert done["seats"] == ["remote:wsbot", "random"]
     with Store.open(server.db) as store:
         [rec] = store.games(key=game["id"], with_blobs=True)
-    assert rec.trace_lines()[0].startswith(b'{"day":1')
+    assert game_lines(rec.trace_lines())[0].startswith(b'{"day":1')
     html = _get_text(server, f"/replay/{game['id']}")
     assert "remote:wsbot" in html and "<script" in html
     bot.close()

@@ -17,6 +17,8 @@ from typing import Any
 import orjson
 import pytest
 
+from driver.game import game_lines
+
 from tournaments.store import GameRecord, Store, compress_lines
 
 BOTS = Path(__file__).parent / "bots_tournament"
@@ -66,9 +68,13 @@ def test_openings_make_deterministic_bots_play_distinct_paired_games(tmp_path: P
     by_index: dict[str, set[Any]] = {}
     for g in games:
         assert g.opening and g.seed is not None
-        answers = [orjson.loads(line)[0] for line in g.trace_lines()[1::2][: len(g.opening)]]
+        answers = [orjson.loads(line)[0] for line in game_lines(g.trace_lines())[1::2][: len(g.opening)]]
         assert answers == list(g.opening)  # the trace holds the opening as answers
         assert g.answer_times()[: len(g.opening)] == [None] * len(g.opening)
+        # Each answer's CPU time is stored beside its wall time (none for the opening's moves).
+        cpu = g.answer_cpu()
+        assert len(cpu) == len(g.answer_times()) and cpu[: len(g.opening)] == [None] * len(g.opening)
+        assert all(c is not None and c >= 0 for c in cpu[len(g.opening):])
         by_index.setdefault(g.key.rsplit("/", 1)[1], set()).add(g.opening)
     assert all(len(o) == 1 for o in by_index.values()) and len(by_index) == 4  # one opening per index
 
@@ -100,7 +106,7 @@ def test_a_changed_identity_is_refused_and_list_shows_what_is_stored(tmp_path: P
     assert listing.returncode == 0
     assert "round-robin  2 games" in listing.stdout and "bots: random, " in listing.stdout
     inv = orjson.loads(cli("list", db, "--json").stdout)
-    assert [t["games"] for t in inv["tournaments"]] == [2, 2] and inv["schema_version"] == 2
+    assert [t["games"] for t in inv["tournaments"]] == [2, 2] and inv["schema_version"] == 3
 
 
 def test_export_writes_original_traces_and_a_results_table(tmp_path: Path) -> None:

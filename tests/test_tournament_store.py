@@ -11,7 +11,7 @@ import pytest
 from tournaments.entrants import Entrant
 from tournaments.errors import TournamentError
 from tournaments.schedule import gauntlet, round_robin, seatings
-from tournaments.store import GameRecord, Store, compress_lines
+from tournaments.store import GameRecord, Store, compress_lines, compress_times, trace_digest
 
 
 def record(key: str, winner: int | None = 0) -> GameRecord:
@@ -19,6 +19,22 @@ def record(key: str, winner: int | None = 0) -> GameRecord:
         key=key, seats=("a", "b"), winner=winner, fault_seat=None, fault_reason=None, days=3,
         moves=40, duration=0.1, options={"max_days": 3}, trace=compress_lines([b'{"day":1}', b"[0]"]),
     )
+
+
+def test_each_answers_cpu_time_is_kept_beside_its_wall_time(tmp_path: Path) -> None:
+    with Store.open(tmp_path / "c.sqlite") as store:
+        tid = store.tournament("round-robin", {"players": 2}, [("a", ["x"]), ("b", ["y"])])
+        rec = record("rr/0.1/0")
+        rec.times, rec.cpu = compress_times([0.25, None]), compress_times([0.125, None])
+        store.add_game(tid, rec)
+        (back,) = store.games(with_blobs=True)
+        assert back.answer_times() == [0.25, None] and back.answer_cpu() == [0.125, None]
+
+
+def test_the_digest_of_a_trace_ignores_the_referees_header() -> None:
+    game = [b'{"day":1}', b"[0]"]
+    header = b'{"env":[[]],"isolation":["x"],"limits":[null],"meta":"header"}'
+    assert trace_digest([header, *game]) == trace_digest(game) != trace_digest([b'{"day":2}', b"[0]"])
 
 
 def test_games_are_stored_once_and_read_back(tmp_path: Path) -> None:
@@ -157,7 +173,9 @@ def test_a_version_1_file_is_migrated_in_place_keeping_every_game(tmp_path: Path
         assert games[0].digest == games[2].digest != games[1].digest and len(games[0].digest) == 32
         assert store.played_keys(1) == {"rr/0.1/0", "rr/0.1/1", "rr/0.1/2"}
     conn = sqlite3.connect(db)
-    assert conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone() == ("2",)
+    assert conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone() == ("3",)
+    with Store.open(db) as store:  # games stored before version 3 have no CPU times
+        assert store.games(with_blobs=True)[0].answer_cpu() == []
 
 
 def test_a_read_only_store_reads_a_version_1_file_without_changing_it(tmp_path: Path) -> None:

@@ -27,6 +27,18 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 UNUSED_UID = 54321
+SHARED = ROOT / ".test-shared"
+"""Where tests make folders their bots write to: not under /tmp, /var/tmp or
+/dev/shm, which are each bot's own under namespaces (driver.isolation)."""
+
+
+def shared_directory(prefix: str) -> Path:
+    """A fresh folder any user (a bot running as nobody) may write to, that
+    bots under namespaces see too; the caller removes it."""
+    SHARED.mkdir(mode=0o755, exist_ok=True)
+    directory = Path(tempfile.mkdtemp(prefix=prefix, dir=SHARED))
+    directory.chmod(0o777)
+    return directory
 
 
 @dataclass

@@ -158,7 +158,7 @@ def _playing_args(kw: dict[str, Any]) -> dict[str, Any]:
         "options": PlayOptions(
             base=kw["base"], max_days=kw["max_days"], timeout=kw["timeout"], fair=kw["fair"],
             startup=startup_or_default(kw["startup"]), margin=kw["margin"], bot_options=kw["bot_options"],
-            isolation=kw["isolation"],
+            isolation=kw["isolation"], bot_env=kw["bot_env"],
         ),
     }
 

@@ -12,7 +12,8 @@ Schema version 2 keeps per game, beside its result and trace: its status
 (`finished`, or `aborted` for a game cut off by a crash or a restart,
 which counts for nobody and is replayed by a resumed run), the opening
 it started from, the seed its bots were given, the time each answer took
-and a digest of its trace (to count distinct games).
+and a digest of its trace (to count distinct games). Version 3 adds the
+CPU time each answer cost its bot, beside its wall time (`cpu`).
 
 Creating a file is decided under SQLite's write lock, so two processes
 opening the same new file at once agree on who creates it. A file that
@@ -39,7 +40,7 @@ from tournaments.errors import TournamentError
 from tournaments.outcomes import Result
 
 APPLICATION = "economancy-arena"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 Status = Literal["finished", "aborted"]
 STATUSES: tuple[Status, ...] = ("finished", "aborted")
@@ -80,6 +81,7 @@ _SCHEMA = (
     seed INTEGER,
     times BLOB,
     digest TEXT,
+    cpu BLOB,
     UNIQUE (tournament_id, key)
 )""",
     """CREATE TABLE notes (
@@ -103,6 +105,8 @@ _V2_COLUMNS = (
     ("digest", "TEXT"),
 )
 """The game columns version 2 added to version 1 (and how the migration adds them)."""
+_V3_COLUMNS = (("cpu", "BLOB"),)
+"""The game column version 3 added to version 2."""
 
 
 @dataclass
@@ -134,6 +138,7 @@ class GameRecord:
     seed: int | None = None
     times: bytes = b""
     digest: str = ""
+    cpu: bytes = b""  # CPU seconds per answer, as `times` (compress_times): None where not known
     id: int | None = None  # games.id once stored (the replay's address)
 
     @property
@@ -148,6 +153,10 @@ class GameRecord:
         """Seconds each answer of the trace took, in trace order ([] if not kept)."""
         return orjson.loads(zlib.decompress(self.times)) if self.times else []
 
+    def answer_cpu(self) -> list[float | None]:
+        """CPU seconds each answer of the trace cost its bot, beside `answer_times` ([] if not kept)."""
+        return orjson.loads(zlib.decompress(self.cpu)) if self.cpu else []
+
 
 def compress_lines(lines: Sequence[bytes]) -> bytes:
     """How traces and standard errors are kept: newline-joined, zlib level 6."""
@@ -160,8 +169,12 @@ def compress_times(times: Sequence[float | None]) -> bytes:
 
 
 def trace_digest(lines: Sequence[bytes]) -> str:
-    """What identifies a game's course: the hash of its trace (128 bits, hex)."""
-    return hashlib.blake2b(b"\n".join(lines), digest_size=16).hexdigest()
+    """What identifies a game's course: the hash of its trace (128 bits, hex),
+    the referee's own records (the header, which says how the bots were
+    fenced) left out, so that the same game digests the same however run."""
+    from driver.game import game_lines
+
+    return hashlib.blake2b(b"\n".join(game_lines(lines)), digest_size=16).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -360,17 +373,18 @@ class Store:
             rec.seed,
             rec.times or None,
             rec.digest or None,
+            rec.cpu or None,
         )
         cur = self._conn.execute(
             "INSERT INTO games (tournament_id, key, seats, winner, fault_seat, fault_reason, days, moves,"
-            " duration, options, trace, stderr, finished, status, opening, seed, times, digest)"
-            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+            " duration, options, trace, stderr, finished, status, opening, seed, times, digest, cpu)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
             " ON CONFLICT (tournament_id, key) DO UPDATE SET seats=excluded.seats, winner=excluded.winner,"
             " fault_seat=excluded.fault_seat, fault_reason=excluded.fault_reason, days=excluded.days,"
             " moves=excluded.moves, duration=excluded.duration, options=excluded.options,"
             " trace=excluded.trace, stderr=excluded.stderr, finished=excluded.finished,"
             " status=excluded.status, opening=excluded.opening, seed=excluded.seed, times=excluded.times,"
-            " digest=excluded.digest"
+            " digest=excluded.digest, cpu=excluded.cpu"
             " WHERE games.status='aborted' AND excluded.status='finished'",
             values,
         )
@@ -420,6 +434,7 @@ class Store:
         v2 = self.version >= 2
         blobs = "trace, stderr" if with_blobs or not v2 else "x'', x''"
         extra = "status, CAST(opening AS BLOB), seed, times, digest" if v2 else "'finished', NULL, NULL, NULL, NULL"
+        extra += ", cpu" if self.version >= 3 else ", NULL"
         return (
             "SELECT id, CAST(key AS BLOB), CAST(seats AS BLOB), winner, fault_seat, CAST(fault_reason AS BLOB),"
             f" days, moves, duration, CAST(options AS BLOB), {blobs}, finished, {extra} FROM games WHERE 1"
@@ -452,6 +467,7 @@ class Store:
             seed=r[15],
             times=bytes(r[16]) if r[16] is not None else b"",
             digest=digest or "",
+            cpu=bytes(r[18]) if r[18] is not None else b"",
             id=gid,
         )
 
@@ -579,8 +595,11 @@ def _prepare(conn: sqlite3.Connection, path: Path) -> bool:
             )
             created = True
         else:
-            if _check_schema(conn, path, tables) == 1:
+            version = _check_schema(conn, path, tables)
+            if version == 1:
                 _migrate_1_to_2(conn)
+            if version <= 2:
+                _migrate_2_to_3(conn)
             created = False
     except BaseException:
         conn.execute("ROLLBACK")
@@ -605,7 +624,7 @@ def _check_schema(conn: sqlite3.Connection, path: Path, tables: set[str]) -> int
             f"{path} belongs to {meta.get('application')!r}, not {APPLICATION}; refusing to touch it"
         )
     version = meta.get("schema_version")
-    if version not in ("1", str(SCHEMA_VERSION)):
+    if version not in [str(v) for v in range(1, SCHEMA_VERSION + 1)]:
         raise TournamentError(
             f"{path} has results schema version {version}, this program reads versions 1 to"
             f" {SCHEMA_VERSION}; use a matching version or another --db"
@@ -621,6 +640,13 @@ def _migrate_1_to_2(conn: sqlite3.Connection) -> None:
     rows = conn.execute("SELECT id, trace FROM games").fetchall()
     conn.executemany("UPDATE games SET digest=? WHERE id=?", [(_digest_of(bytes(t)), i) for i, t in rows])
     conn.execute("CREATE INDEX games_by_tournament ON games (tournament_id, status)")
+    conn.execute("UPDATE meta SET value=? WHERE key='schema_version'", ("2",))
+
+
+def _migrate_2_to_3(conn: sqlite3.Connection) -> None:
+    """Add version 3's column (answers' CPU times: unknown for games stored before)."""
+    for name, decl in _V3_COLUMNS:
+        conn.execute(f"ALTER TABLE games ADD COLUMN {name} {decl}")
     conn.execute("UPDATE meta SET value=? WHERE key='schema_version'", (str(SCHEMA_VERSION),))
 
 

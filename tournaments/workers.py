@@ -36,6 +36,7 @@ class PlayOptions:
     margin: float = 0.0
     bot_options: Any = field(default=())
     isolation: str = "auto"  # driver.isolation: auto, namespaces or none (not part of a tournament's identity)
+    bot_env: tuple[str, ...] = ()  # --bot-env: variables for every bot (not part of a tournament's identity)
 
     def __post_init__(self) -> None:
         given = self.bot_options.items() if isinstance(self.bot_options, Mapping) else self.bot_options
@@ -78,7 +79,7 @@ def play(job: Job) -> GameRecord:
     game_options = GameOptions(
         base=opts.base, max_days=opts.max_days, timeout=opts.timeout, fair=opts.fair, startup=opts.startup,
         margin=opts.margin, seats=job.seats, opening=job.opening, seed=job.seed,
-        isolation=opts.isolation,
+        isolation=opts.isolation, bot_env=tuple(opts.bot_env),
     )
     started = time.time()
     if job.reuse:
@@ -102,6 +103,7 @@ def play(job: Job) -> GameRecord:
         seed=job.seed,
         times=compress_times(res.answer_times),
         digest=trace_digest(res.trace),
+        cpu=compress_times(res.answer_cpu),
     )
 
 
@@ -132,7 +134,8 @@ class _KeptBots:
             if proc is None or not proc.reusable:
                 self.retire(key)
                 proc = BotProcess(options.command(spec, seat), spec.name, line_limit=options.line_limit,
-                                  stderr_limit=options.stderr_limit, isolation=options.isolation_for(spec))
+                                  stderr_limit=options.stderr_limit, isolation=options.isolation_for(spec),
+                                  fence=options.fence(seat))
                 self.procs[key] = proc
             procs.append(proc)
         group = BotGroup(procs)
