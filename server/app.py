@@ -5,8 +5,8 @@ Routes:
   the ladder), `/game/{id}` a game to play or watch, `/replay/{id}` the
   replay of a finished server game (the viewer's page);
 - `/api/lobby`, `/api/games` (POST: create), `/api/games/{id}`,
-  `/api/games/{id}/join` (POST), `/api/remote/reserve` (POST: a ticket
-  for a relay);
+  `/api/games/{id}/join` (POST), `/api/remote/{name}` (is it connected),
+  `/api/remote/reserve` (POST, with the owner's token: a ticket for a relay);
 - WebSockets: `/ws/bot` (bots that stay connected), `/ws/relay` (the
   relay of a `remote:NAME` seat refereed elsewhere), `/ws/play/{id}`
   (a person's seat), `/ws/watch/{id}` (spectators), `/ws/lobby`.
@@ -118,6 +118,7 @@ def create_app(hub: Hub, on_ready: Callable[[], Any] | None = None, tcp: tuple[s
         Route("/api/games/{id}", api(_game_info)),
         Route("/api/games/{id}/join", api(_join), methods=["POST"]),
         Route("/api/remote/reserve", api(_reserve), methods=["POST"]),
+        Route("/api/remote/{name}", api(_remote_info)),
         WebSocketRoute("/ws/bot", ws(_ws_bot)),
         WebSocketRoute("/ws/relay", ws(_ws_relay)),
         WebSocketRoute("/ws/play/{id}", ws(_ws_play)),
@@ -328,6 +329,16 @@ async def _reserve(hub: Hub, request: Request) -> dict[str, Any]:
             raise ApiError(404, f"remote bot {name!r} is not connected")
         raise ApiError(409, f"remote bot {name!r} is busy: every connection of it plays a game")
     return {"ticket": ticket}
+
+
+async def _remote_info(hub: Hub, request: Request) -> dict[str, Any]:
+    """Whether remote bot `name` is connected, and how many of its
+    connections are idle (what the lobby shows of it), or 404."""
+    name = request.path_params["name"]
+    for row in hub.remotes.names():
+        if row["name"] == name:
+            return row
+    raise ApiError(404, f"remote bot {name[:40]!r} is not connected")
 
 
 async def _owner(hub: Hub, name: str, token: str) -> bool | None:

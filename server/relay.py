@@ -32,7 +32,8 @@ from collections.abc import Sequence
 
 import orjson
 
-__all__ = ["DEFAULT_SERVER", "DEFAULT_WAIT", "RELAY_MODULE", "relay_argv", "reserve_argv", "server_url", "main"]
+__all__ = ["DEFAULT_SERVER", "DEFAULT_WAIT", "RELAY_MODULE", "relay_argv", "reserve_argv", "check_remote", "server_url",
+           "main"]
 
 RELAY_MODULE = "server.relay"
 DEFAULT_SERVER = "http://127.0.0.1:8000"
@@ -126,6 +127,32 @@ def reserve_argv(argv: Sequence[str]) -> tuple[str, ...]:
             last = f"cannot reach {url}: {getattr(e, 'reason', e)}"
         if time.monotonic() - seen >= ABSENT_GRACE:
             return _absent(argv, f"remote bot {args.name!r} not available (after {ABSENT_GRACE:g} s): {last}")
+        time.sleep(1.0)
+
+
+def check_remote(argv: Sequence[str]) -> str | None:
+    """Why the remote bot of this relay argv cannot play now (no owner's
+    token here, no server answering within ABSENT_GRACE seconds, the bot
+    not connected), or None: what a tournament or ladder checks before its
+    first game, so that it stops at once rather than forfeit game after game."""
+    args = _parser().parse_args(list(argv[4:]))
+    url = server_url(args.server)
+    from server.bridge import known_token
+
+    if known_token(url, args.name) is None:
+        return (f"no token for remote bot {args.name!r} of {url}: set ECONOMANCY_TOKEN to the token its "
+                "`driver connect` uses (or run where that made and kept one)")
+    deadline = time.monotonic() + ABSENT_GRACE
+    while True:
+        try:
+            with urllib.request.urlopen(f"{url}/api/remote/{args.name}", timeout=ABSENT_GRACE):
+                return None
+        except urllib.error.HTTPError as e:
+            return f"{_error_text(e)} (server {url})"
+        except (OSError, ValueError) as e:
+            last = f"cannot reach {url}: {getattr(e, 'reason', e)}"
+        if time.monotonic() >= deadline:
+            return f"{last} (for {ABSENT_GRACE:g} s)"
         time.sleep(1.0)
 
 

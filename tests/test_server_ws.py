@@ -399,3 +399,19 @@ def test_a_game_waits_for_a_busy_remote_bot_within_its_wait_and_says_so(server: 
     assert b"remote:busybee: remote bot 'busybee' is busy" in run.stderr and b"waiting (0 s of --wait 2 s)" in run.stderr
     assert b"still busy after 2 s (--wait)" in run.stderr
     bot.close()
+
+
+def test_a_tournament_with_an_absent_remote_bot_stops_before_its_first_game(server: Server, tmp_path: Path) -> None:
+    from serverlib import free_port
+
+    tournament = [sys.executable, "-c", "from tournaments.cli import tournament_main; tournament_main()", "round-robin",
+                  "remote:nowhere", "random", "--games", "4", "--db", str(tmp_path / "t.sqlite")]
+    WsBot(server, "nowhere").close()  # known, but gone
+    run = subprocess.run(tournament, capture_output=True, env=env_with_server(server.url, TOKEN), timeout=120)
+    assert run.returncode == 2 and b"bot 'remote:nowhere': remote bot 'nowhere' is not connected" in run.stderr, \
+        run.stderr
+    run = subprocess.run(tournament, capture_output=True, timeout=120,
+                         env=env_with_server(f"http://127.0.0.1:{free_port()}", TOKEN))
+    assert run.returncode == 2 and b"cannot reach http://127.0.0.1:" in run.stderr, run.stderr
+    with Store.open(tmp_path / "t.sqlite") as store:
+        assert store.games() == []
