@@ -182,3 +182,35 @@ def test_the_listeners_outlive_running_out_of_descriptors(tmp_path: Path, many_f
         for sock in crowd:
             sock.close()
         server.stop()
+
+
+def test_websockets_give_their_place_back_when_they_close(tmp_path: Path) -> None:
+    """A WebSocket is counted from its HTTP request to its close: twice
+    the bound of them, one after another, and the address still gets in."""
+    from websockets.exceptions import ConnectionClosed
+    from websockets.sync.client import connect
+
+    server = Server(tmp_path / "games.sqlite").start()
+    try:
+        for _ in range(2 * PER_ADDRESS):
+            with connect(server.ws + "/ws/watch/none", open_timeout=30) as ws:
+                with contextlib.suppress(ConnectionClosed, TimeoutError):
+                    while True:
+                        ws.recv(timeout=30)  # no such game: the server closes it
+        assert _http(server.http_port, b"GET /api/lobby HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").startswith(
+            b"HTTP/1.1 200")
+    finally:
+        server.stop()
+
+
+def test_one_client_is_its_address_or_its_ipv6_64() -> None:
+    from server.guard import AddressLimiter, address_key
+
+    assert address_key("2001:db8:1:2:aaaa::1") == address_key("2001:db8:1:2:ffff::9") == "2001:db8:1:2::/64"
+    assert address_key("2001:db8:1:3::1") != address_key("2001:db8:1:2::1")
+    assert address_key("::ffff:10.0.0.1") == "10.0.0.1"
+    limiter = AddressLimiter(2)
+    keys = [limiter.acquire("10.0.0.1"), limiter.acquire("10.0.0.1")]
+    assert limiter.acquire("10.0.0.1") is None and limiter.acquire("10.0.0.2") is not None
+    limiter.release(keys[0])  # type: ignore[arg-type]
+    assert limiter.acquire("10.0.0.1") == "10.0.0.1"
