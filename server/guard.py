@@ -175,19 +175,22 @@ def raise_open_files() -> tuple[int, int]:
     """Raise the soft limit on open files to the hard one; (soft, hard) after.
     Warns when the server is still left with fewer than LOW_FILES."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if hard == resource.RLIM_INFINITY or soft == resource.RLIM_INFINITY or soft < hard:
-        target = hard if hard != resource.RLIM_INFINITY else max(soft, 1 << 20)
+    infinite = resource.RLIM_INFINITY
+    if soft != infinite and (hard == infinite or soft < hard):
+        target = hard if hard != infinite else max(soft, 1 << 20)  # the kernel's usual nr_open
         try:
             resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
             soft = target
         except (ValueError, OSError) as e:
             log.warning("could not raise the open-file limit from %s to %s: %s", soft, hard, e)
-    if soft != resource.RLIM_INFINITY and soft < LOW_FILES:
+    if soft != infinite and soft < LOW_FILES:
         log.warning("only %d open files allowed (ulimit -n, hard limit %s): the server can hold about %d connections;"
                     " raise the hard limit for more", soft, hard, connection_budget(soft))
     return soft, hard
 
 
 def connection_budget(files: int) -> int:
-    """Connections the server may hold open with `files` descriptors."""
+    """Connections the server may hold open with `files` descriptors (no limit: 65,536)."""
+    if files == resource.RLIM_INFINITY or files < 0:
+        return 1 << 16
     return max(64, files - _RESERVED_FILES)
