@@ -308,6 +308,7 @@ def test_only_the_owners_token_reserves_a_connected_bot(server: Server) -> None:
     status, answer = _reserve(server, "guarded", "another-token-of-a-stranger")
     assert status == 403 and "only its owner" in answer["error"]
     assert {"name": "guarded", "connections": 1, "idle": 1} in server.get("/api/lobby")["remote"]  # nobody holds it
+    assert server.get("/api/remote/guarded") == {"name": "guarded", "connections": 1, "idle": 1}
     assert _reserve(server, "nobody-ever", TOKEN)[0] == 404
     status, answer = _reserve(server, "guarded")
     assert status == 200 and answer["ticket"]
