@@ -3,7 +3,7 @@
 Routes:
 - `/` the lobby (start or join a game, games in progress and finished,
   the ladder), `/game/{id}` a game to play or watch, `/replay/{id}` the
-  replay of a finished server game (the viewer's page);
+  replay of a stored server game, finished or aborted (the viewer's page);
 - `/api/lobby`, `/api/games` (POST: create), `/api/games/{id}`,
   `/api/games/{id}/join` (POST), `/api/remote/{name}` (is it connected),
   `/api/remote/reserve` (POST, with the owner's token: a ticket for a relay);
