@@ -35,6 +35,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from protocol.exactjson import JSONError
 from protocol.exactjson import dumps as exact_dumps
 from protocol.exactjson import loads as exact_loads
 from server.guard import BODY_TIMEOUT
@@ -466,7 +467,11 @@ async def _ws_relay(hub: Hub, ws: WebSocket) -> None:
     """A referee elsewhere plays a remote bot through this connection: it
     sends states, gets the bot's moves. Closed with 4001 when the bot
     leaves, and with 4002 when the relay says nothing (no state, no empty
-    keepalive message) for the move timeout: the bot is then free again."""
+    keepalive message) for the move timeout: the bot is then free again.
+    A relay that ends in the middle of a game (the bot got a state but not
+    the game's final one) costs the bot its connection (4011), so that
+    `driver connect` restarts it: its answer to that game must not land
+    in the next one."""
     hello = await _hello(ws)
     if hello is None:
         return
@@ -481,7 +486,8 @@ async def _ws_relay(hub: Hub, ws: WebSocket) -> None:
     gone = asyncio.Event()
     bot.deliver_to = lambda data: box.put(data.decode("utf-8", "replace"))
     bot.on_lost = lambda reason: gone.set()
-    receive = asyncio.ensure_future(_relay_states(ws, bot, silence))
+    mid_game = [False]
+    receive = asyncio.ensure_future(_relay_states(ws, bot, silence, mid_game))
     lost = asyncio.ensure_future(gone.wait())
     try:
         await asyncio.wait({receive, lost}, return_when=asyncio.FIRST_COMPLETED)
@@ -496,13 +502,17 @@ async def _ws_relay(hub: Hub, ws: WebSocket) -> None:
         box.close()
         bot.on_lost = None
         if not gone.is_set() and bot in hub.remotes.bots.get(bot.name, []):
-            hub.remotes.release(bot)
+            if mid_game[0]:
+                bot.close(4011, "the game it played through a relay was cut off; reconnect")
+            else:
+                hub.remotes.release(bot)
 
 
-async def _relay_states(ws: WebSocket, bot: RemoteBot, silence: float) -> str:
+async def _relay_states(ws: WebSocket, bot: RemoteBot, silence: float, mid_game: list[bool]) -> str:
     """Pass the relay's states to the bot until it goes ("closed") or says
     nothing for `silence` seconds ("silent"); an empty message only says
-    the relay is still there."""
+    the relay is still there. `mid_game[0]`: the bot has a state of a game
+    whose final state it has not had."""
     messages = _messages(ws)
     while True:
         try:
@@ -512,7 +522,18 @@ async def _relay_states(ws: WebSocket, bot: RemoteBot, silence: float) -> str:
         except asyncio.TimeoutError:
             return "silent"
         if data:
+            mid_game[0] = not _final_state(data)
             bot.send(data.decode("utf-8", "replace"))
+
+
+def _final_state(data: bytes) -> bool:
+    """A game's last state (phase end or fault)."""
+    try:
+        value = exact_loads(data)
+    except (ValueError, JSONError):
+        return False
+    phase = value.get("phase") if isinstance(value, dict) else None
+    return isinstance(phase, dict) and phase.get("name") in ("end", "fault")
 
 
 async def _ws_play(hub: Hub, ws: WebSocket) -> None:

@@ -339,6 +339,27 @@ def test_a_silent_relay_is_closed_after_the_move_timeout_and_the_bot_freed(tmp_p
         server.stop()
 
 
+def test_a_relay_cut_off_mid_game_costs_the_bot_its_connection_not_its_next_game(tmp_path: Path) -> None:
+    """The bot got a state and no final one: its answer must not land in
+    its next game, so its connection is closed (driver connect restarts it)."""
+    server = Server(tmp_path / "games.sqlite", "--timeout", "2").start()
+    try:
+        bot = WsBot(server, "cut")
+        _, answer = _reserve(server, "cut")
+        relay = connect(server.ws + "/ws/relay", open_timeout=30)
+        relay.send(json.dumps({"ticket": answer["ticket"]}))
+        json.loads(relay.recv(timeout=30))
+        relay.send(json.dumps({"day": 1, "phase": {"name": "investing"}, "player": 0}))
+        assert json.loads(bot.ws.recv(timeout=30))["phase"] == {"name": "investing"}
+        with pytest.raises(ConnectionClosed) as closed:
+            while True:
+                bot.ws.recv(timeout=60)  # the relay says nothing more
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 4011
+        relay.close()
+    finally:
+        server.stop()
+
+
 def test_a_relay_that_keeps_saying_it_is_there_keeps_the_bot(tmp_path: Path) -> None:
     """The empty keepalive messages of server.relay hold the reservation
     while the referee waits for other seats; states still reach the bot."""
