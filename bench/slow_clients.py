@@ -82,21 +82,33 @@ def main() -> None:
             lobby, played = newcomer(url, args.games)
             print(f"no crowd:   lobby {lobby * 1000:.0f} ms; {args.games} games created and finished in {played:.2f} s")
             started = time.monotonic()
-            for i in range(args.half_open):
-                sock = socket.create_connection((HOST, http_port), timeout=30,
-                                                source_address=(f"127.0.{2 + i // PER_SOURCE}.1", 0))
-                sock.sendall(b"GET / HTTP/1.1\r\nHost: x\r\nX-Slow: ")
-                crowd.append(sock)
-            for i in range(args.idle_tcp):
-                crowd.append(socket.create_connection((HOST, int(info["tcp_port"])), timeout=30,  # type: ignore[arg-type]
-                                                      source_address=(f"127.1.{i // PER_SOURCE}.1", 0)))
-            print(f"crowd:      {args.half_open} half-open HTTP requests and {args.idle_tcp} idle TCP connections"
-                  f" opened in {time.monotonic() - started:.2f} s")
-            lobby, played = newcomer(url, args.games)
-            print(f"with crowd: lobby {lobby * 1000:.0f} ms; {args.games} games created and finished in {played:.2f} s")
+            refused = ""
+            try:
+                for i in range(args.half_open):
+                    sock = socket.create_connection((HOST, http_port), timeout=30,
+                                                    source_address=(f"127.0.{2 + i // PER_SOURCE}.1", 0))
+                    sock.sendall(b"GET / HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+                    crowd.append(sock)
+                for i in range(args.idle_tcp):
+                    crowd.append(socket.create_connection((HOST, int(info["tcp_port"])), timeout=30,  # type: ignore[arg-type]
+                                                          source_address=(f"127.1.{i // PER_SOURCE}.1", 0)))
+            except OSError as e:
+                refused = f" (then the server took no more: {e})"
+            half_open = min(len(crowd), args.half_open)
+            print(f"crowd:      {half_open} of {args.half_open} half-open HTTP requests and {len(crowd) - half_open} of"
+                  f" {args.idle_tcp} idle TCP connections opened in {time.monotonic() - started:.2f} s{refused}")
+            started = time.monotonic()
+            try:
+                lobby, played = newcomer(url, args.games)
+                print(f"with crowd: lobby {lobby * 1000:.0f} ms; {args.games} games created and finished in {played:.2f} s")
+            except OSError as e:
+                print(f"with crowd: the newcomer failed after {time.monotonic() - started:.1f} s: {e}")
             first = crowd[0]
             first.settimeout(120)
-            answer = first.recv(200).split(b"\r\n", 1)[0].decode(errors="replace")
+            try:
+                answer = first.recv(200).split(b"\r\n", 1)[0].decode(errors="replace")
+            except OSError as e:
+                answer = f"nothing ({e})"
             print(f"the crowd's first request was answered: {answer!r}")
         finally:
             for sock in crowd:
