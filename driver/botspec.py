@@ -6,8 +6,9 @@ Accepted forms, tried in this order:
 - a first word containing ``/``: a program path (must exist and be executable),
   followed by its arguments (``"./bots/my_bot --depth 3"``);
 - one of our bot names followed by its options (``"mcts --time 0.2"``);
-- ``remote:NAME`` or ``remote:NAME@URL``: a bot connected to a game server
-  (`driver connect`), played through a relay process (`server.relay`);
+- ``remote:NAME`` or ``remote:NAME@URL``, optionally with ``--wait SECONDS``:
+  a bot connected to a game server (`driver connect`), played through a
+  relay process (`server.relay`) and reserved with its owner's token;
   the server is URL, else $ECONOMANCY_SERVER, else http://127.0.0.1:8000;
 - a command found on PATH with its arguments (``"node bot.js"``).
 
@@ -234,8 +235,8 @@ def parse_bot(text: str) -> BotSpec:
     if not words:
         raise BotSpecError(f"empty bot command{f' for {name!r}' if name else ''}")
     first, rest = words[0], words[1:]
-    if first.startswith("remote:") and not rest:
-        return _remote(first[len("remote:"):], name)
+    if first.startswith("remote:"):
+        return _remote(first[len("remote:"):], name, rest)
     if "/" in first:
         argv = [_check_program(first)] + rest
     elif (prefix := registry.resolve(first)) is not None:
@@ -254,7 +255,9 @@ def parse_bot(text: str) -> BotSpec:
     return BotSpec(tuple(argv), name or shlex.join(words))
 
 
-def _remote(text: str, name: str | None) -> BotSpec:
+def _remote(text: str, name: str | None, options: Sequence[str] = ()) -> BotSpec:
+    """`remote:NAME[@URL] [--wait SECONDS]`: --wait bounds how long a game
+    waits for the bot while it is busy with another (default 300 s)."""
     from server.relay import relay_argv
     from server.remotes import check_name
 
@@ -263,7 +266,20 @@ def _remote(text: str, name: str | None) -> BotSpec:
         check_name(bot)
     except ValueError as e:
         raise BotSpecError(f"remote:{bot}: {e}") from None
-    return BotSpec(relay_argv(bot, url or None), name or f"remote:{bot}")
+    wait = None
+    words = list(options)
+    if words and words[0].startswith("--wait="):
+        words[:1] = ["--wait", words[0][len("--wait="):]]
+    if words:
+        if len(words) != 2 or words[0] != "--wait":
+            raise BotSpecError(f"remote:{bot} takes one option, --wait SECONDS, not {shlex.join(options)!r}")
+        try:
+            wait = float(words[1])
+        except ValueError:
+            wait = -1.0
+        if not (0 <= wait < math.inf):
+            raise BotSpecError(f"remote:{bot} --wait: seconds, not negative, not {words[1]!r}")
+    return BotSpec(relay_argv(bot, url or None, wait), name or f"remote:{bot}")
 
 
 def _check_program(path: str) -> str:

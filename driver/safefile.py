@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import secrets
 import stat
 from collections import deque
@@ -40,6 +41,7 @@ __all__ = ["UnsafePath", "open_write", "open_fd", "write_file", "make_dirs", "ch
 
 _DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
 _MAX_LINKS = 40  # as the kernel's MAXSYMLINKS
+_MAGIC = re.compile(r"^(pipe|socket|anon_inode):")  # /proc/PID/fd/N of a pipe or socket
 
 
 class UnsafePath(PermissionError):
@@ -75,6 +77,7 @@ class _Walk:
             raise UnsafePath(self.path, "an empty path")
         self.parent = os.open("/" if self.path.startswith("/") else ".", _DIR)
         self.name = ""
+        self.magic = False  # `name` is one of /proc's links to an open pipe or socket (/dev/stdout)
         try:
             self._walk(create_dirs, follow_last)
         except BaseException:
@@ -127,6 +130,9 @@ class _Walk:
                     self.name = part
                     return
                 if follow_last and stat.S_ISLNK(st.st_mode):
+                    if _MAGIC.match(os.readlink(part, dir_fd=self.parent)) and not _shared(self.parent_stat()):
+                        self.name, self.magic = part, True  # only the kernel can follow it
+                        return
                     self._follow(part, st, parts, seen)
                     continue
                 self.name = part
@@ -175,6 +181,8 @@ def open_fd(path: str | os.PathLike[str], *, append: bool = False, truncate: boo
         if walk.name in (".", ".."):
             raise IsADirectoryError(errno.EISDIR, f"{walk.path} is a directory", walk.path)
         flags = os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC | (os.O_APPEND if append else 0)
+        if walk.magic:  # `--trace /dev/stdout` with a pipe there: our own descriptor, reopened
+            return os.open(walk.name, flags & ~os.O_NOFOLLOW, dir_fd=walk.parent)
         try:
             return os.open(walk.name, flags | os.O_CREAT | os.O_EXCL, mode, dir_fd=walk.parent)
         except FileExistsError:

@@ -3,10 +3,10 @@
 Routes:
 - `/` the lobby (start or join a game, games in progress and finished,
   the ladder), `/game/{id}` a game to play or watch, `/replay/{id}` the
-  replay of a finished server game (the viewer's page);
+  replay of a stored server game, finished or aborted (the viewer's page);
 - `/api/lobby`, `/api/games` (POST: create), `/api/games/{id}`,
-  `/api/games/{id}/join` (POST), `/api/remote/reserve` (POST: a ticket
-  for a relay);
+  `/api/games/{id}/join` (POST), `/api/remote/{name}` (is it connected),
+  `/api/remote/reserve` (POST, with the owner's token: a ticket for a relay);
 - WebSockets: `/ws/bot` (bots that stay connected), `/ws/relay` (the
   relay of a `remote:NAME` seat refereed elsewhere), `/ws/play/{id}`
   (a person's seat), `/ws/watch/{id}` (spectators), `/ws/lobby`.
@@ -35,12 +35,14 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from protocol.exactjson import JSONError
 from protocol.exactjson import dumps as exact_dumps
 from protocol.exactjson import loads as exact_loads
+from server.guard import BODY_TIMEOUT
 from server.hub import Hub, LiveGame, Seat, SeatRefused, seat_token
 from server.outbox import Outbox
 from server.pages import game_page, home_page, replay_response, static_file
-from server.remotes import RemoteBot, check_name, token_digest
+from server.remotes import RESERVATIONS_PER_CLIENT, RemoteBot, check_name, token_digest
 from tournaments.store import STATUSES
 
 __all__ = ["create_app", "HELLO_TIMEOUT", "BODY_LIMIT", "MESSAGE_LIMIT"]
@@ -117,6 +119,7 @@ def create_app(hub: Hub, on_ready: Callable[[], Any] | None = None, tcp: tuple[s
         Route("/api/games/{id}", api(_game_info)),
         Route("/api/games/{id}/join", api(_join), methods=["POST"]),
         Route("/api/remote/reserve", api(_reserve), methods=["POST"]),
+        Route("/api/remote/{name}", api(_remote_info)),
         WebSocketRoute("/ws/bot", ws(_ws_bot)),
         WebSocketRoute("/ws/relay", ws(_ws_relay)),
         WebSocketRoute("/ws/play/{id}", ws(_ws_play)),
@@ -150,12 +153,20 @@ async def _api(handler: Callable[[], Any]) -> Response:
 
 
 async def _json_body(request: Request) -> dict[str, Any]:
-    """The request's JSON object, read no further than BODY_LIMIT bytes."""
+    """The request's JSON object, read no further than BODY_LIMIT bytes,
+    within BODY_TIMEOUT seconds."""
     data = bytearray()
-    async for chunk in request.stream():
-        data += chunk
-        if len(data) > BODY_LIMIT:
-            raise ApiError(413, f"request body larger than {BODY_LIMIT} bytes")
+
+    async def read() -> None:
+        async for chunk in request.stream():
+            data.extend(chunk)
+            if len(data) > BODY_LIMIT:
+                raise ApiError(413, f"request body larger than {BODY_LIMIT} bytes")
+
+    try:
+        await asyncio.wait_for(read(), BODY_TIMEOUT)  # a body that trickles in must not hold the request
+    except asyncio.TimeoutError:
+        raise ApiError(408, f"request body not received within {BODY_TIMEOUT:g} s") from None
     try:
         value = orjson.loads(data or b"{}")
     except orjson.JSONDecodeError:
@@ -287,8 +298,11 @@ async def _join(hub: Hub, request: Request) -> dict[str, Any]:
 
 
 async def _reserve(hub: Hub, request: Request) -> dict[str, Any]:
-    """A ticket for a relay: wait (up to `wait` seconds, at most 30 per
-    request) until a connection of the remote bot `name` is idle."""
+    """A ticket for a relay: only with the bot's owner's token (anyone else
+    would get a free oracle, or hold the bot away from its games). A bot
+    not connected is 404 at once; a busy one is waited for, up to `wait`
+    seconds (at most 30 per request), then 409. A client holds at most
+    RESERVATIONS_PER_CLIENT reservations and waiting requests (429)."""
     body = await _json_body(request)
     try:
         name = check_name(body.get("name"))
@@ -297,10 +311,45 @@ async def _reserve(hub: Hub, request: Request) -> dict[str, Any]:
     wait = body.get("wait", 0)
     if type(wait) not in (int, float) or wait < 0:
         raise ApiError(400, "wait: seconds, not negative")
-    ticket = await hub.remotes.reserve(name, min(float(wait), 30.0))
+    token = body.get("token")
+    if not isinstance(token, str) or not 16 <= len(token) <= 200:
+        raise ApiError(403, f"reserving remote bot {name!r} needs its owner's token (the one its driver connect uses)")
+    owned = await _owner(hub, name, token)
+    if owned is None:
+        raise ApiError(404, f"no bot {name!r} has ever connected to this server")
+    if not owned:
+        raise ApiError(403, f"that is not the token of remote bot {name!r}: only its owner may reserve it")
+    if name not in hub.remotes.bots:
+        raise ApiError(404, f"remote bot {name!r} is not connected")
+    client = request.client.host if request.client else "?"
+    if hub.remotes.held_by(client) >= RESERVATIONS_PER_CLIENT:
+        raise ApiError(429, f"this address already holds {RESERVATIONS_PER_CLIENT} reservations or waiting requests")
+    ticket = await hub.remotes.reserve(name, min(float(wait), 30.0), client)
     if ticket is None:
-        raise ApiError(404, f"remote bot {name!r} is not connected, or busy")
+        if name not in hub.remotes.bots:
+            raise ApiError(404, f"remote bot {name!r} is not connected")
+        raise ApiError(409, f"remote bot {name!r} is busy: every connection of it plays a game")
     return {"ticket": ticket}
+
+
+async def _remote_info(hub: Hub, request: Request) -> dict[str, Any]:
+    """Whether remote bot `name` is connected, and how many of its
+    connections are idle (what the lobby shows of it), or 404."""
+    name = request.path_params["name"]
+    for row in hub.remotes.names():
+        if row["name"] == name:
+            return row
+    raise ApiError(404, f"remote bot {name[:40]!r} is not connected")
+
+
+async def _owner(hub: Hub, name: str, token: str) -> bool | None:
+    """Whether `token` owns the name `name`; None if no token ever claimed it."""
+    digest = token_digest(token)
+    tid = hub.db.tid
+    known = await hub.db.acall(lambda s: s.note(tid, f"bot-token/{name}"))
+    if known is None:
+        return None
+    return secrets.compare_digest(str(known.get("sha256", "")), digest)
 
 
 async def _replay(hub: Hub, request: Request) -> Response:
@@ -416,7 +465,13 @@ async def _claim(hub: Hub, name: str, token: str) -> None:
 
 async def _ws_relay(hub: Hub, ws: WebSocket) -> None:
     """A referee elsewhere plays a remote bot through this connection: it
-    sends states, gets the bot's moves. Closed with 4001 when the bot leaves."""
+    sends states, gets the bot's moves. Closed with 4001 when the bot
+    leaves, and with 4002 when the relay says nothing (no state, no empty
+    keepalive message) for the move timeout: the bot is then free again.
+    A relay that ends in the middle of a game (the bot got a state but not
+    the game's final one) costs the bot its connection (4011), so that
+    `driver connect` restarts it: its answer to that game must not land
+    in the next one."""
     hello = await _hello(ws)
     if hello is None:
         return
@@ -425,30 +480,60 @@ async def _ws_relay(hub: Hub, ws: WebSocket) -> None:
     if bot is None:
         await _close(ws, 4004, "no such reservation (expired, or the bot left)")
         return
+    silence = hub.settings.timeout
     box = _outbox(ws)
-    box.put(orjson.dumps({"welcome": bot.name}).decode())
+    box.put(orjson.dumps({"welcome": bot.name, "keepalive": silence / 3}).decode())
     gone = asyncio.Event()
     bot.deliver_to = lambda data: box.put(data.decode("utf-8", "replace"))
     bot.on_lost = lambda reason: gone.set()
-    receive = asyncio.ensure_future(_relay_states(ws, bot))
+    mid_game = [False]
+    receive = asyncio.ensure_future(_relay_states(ws, bot, silence, mid_game))
     lost = asyncio.ensure_future(gone.wait())
     try:
         await asyncio.wait({receive, lost}, return_when=asyncio.FIRST_COMPLETED)
         if gone.is_set():
             await box.drain(2.0)
             await _close(ws, 4001, f"remote bot {bot.name} disconnected")
+        elif not receive.cancelled() and receive.exception() is None and receive.result() == "silent":
+            await _close(ws, 4002, f"the relay said nothing for {silence:g} s (the move timeout); the bot is freed")
     finally:
         receive.cancel()
         lost.cancel()
         box.close()
         bot.on_lost = None
         if not gone.is_set() and bot in hub.remotes.bots.get(bot.name, []):
-            hub.remotes.release(bot)
+            if mid_game[0]:
+                bot.close(4011, "the game it played through a relay was cut off; reconnect")
+            else:
+                hub.remotes.release(bot)
 
 
-async def _relay_states(ws: WebSocket, bot: RemoteBot) -> None:
-    async for data in _messages(ws):
-        bot.send(data.decode("utf-8", "replace"))
+async def _relay_states(ws: WebSocket, bot: RemoteBot, silence: float, mid_game: list[bool]) -> str:
+    """Pass the relay's states to the bot until it goes ("closed") or says
+    nothing for `silence` seconds ("silent"); an empty message only says
+    the relay is still there. `mid_game[0]`: the bot has a state of a game
+    whose final state it has not had."""
+    messages = _messages(ws)
+    while True:
+        try:
+            data = await asyncio.wait_for(anext(messages), silence)
+        except StopAsyncIteration:
+            return "closed"
+        except asyncio.TimeoutError:
+            return "silent"
+        if data:
+            mid_game[0] = not _final_state(data)
+            bot.send(data.decode("utf-8", "replace"))
+
+
+def _final_state(data: bytes) -> bool:
+    """A game's last state (phase end or fault)."""
+    try:
+        value = exact_loads(data)
+    except (ValueError, JSONError):
+        return False
+    phase = value.get("phase") if isinstance(value, dict) else None
+    return isinstance(phase, dict) and phase.get("name") in ("end", "fault")
 
 
 async def _ws_play(hub: Hub, ws: WebSocket) -> None:

@@ -32,12 +32,13 @@ import orjson
 from driver.botspec import BotSpec
 from driver.text import printable
 
-__all__ = ["BridgeError", "run_bridge", "ws_endpoint", "default_name"]
+__all__ = ["BridgeError", "run_bridge", "ws_endpoint", "default_name", "known_token", "stored_token"]
 
 LINE_LIMIT = 1 << 20
 BACKOFF_START = 1.0
 BACKOFF_MAX = 60.0
 REFUSED = 4003  # the server's close code for a refused hello
+TOKEN_VARIABLE = "ECONOMANCY_TOKEN"
 
 
 class BridgeError(Exception):
@@ -113,6 +114,20 @@ def _write_tokens(path: Path, tokens: dict[str, str]) -> None:
 
     make_dirs(path.parent)
     write_file(path, orjson.dumps(tokens, option=orjson.OPT_INDENT_2), mode=0o600)
+
+
+def known_token(server: str, name: str) -> str | None:
+    """The owner's token of remote bot `name` on `server` (its http(s)
+    address), for reserving it (`server.relay`): $ECONOMANCY_TOKEN, else
+    the one `driver connect` made and kept for that server and name, else
+    None. Read in the referee's process, never handed to a bot."""
+    explicit = os.environ.get(TOKEN_VARIABLE)
+    if explicit:
+        return explicit
+    with contextlib.suppress(OSError, ValueError, TypeError):
+        token = dict(orjson.loads(_token_file().read_bytes())).get(f"{ws_endpoint(server)} {name}")
+        return token if isinstance(token, str) else None
+    return None
 
 
 def stored_token(server: str, name: str) -> str:

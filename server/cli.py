@@ -47,6 +47,7 @@ def serve(host: str, port: int, tcp_port: int, no_tcp: bool, db: Path | None, ti
     import uvicorn
 
     from server.app import MESSAGE_LIMIT, create_app
+    from server.guard import connection_budget, guarded_http, raise_open_files
     from server.hub import Hub, Settings
     from tournaments.errors import TournamentError
     from tournaments.ladder import default_db
@@ -63,10 +64,12 @@ def serve(host: str, port: int, tcp_port: int, no_tcp: bool, db: Path | None, ti
         raise click.ClickException(str(e)) from None
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(message)s")
     hub = Hub(db_path, Settings(timeout=timeout, tcp_timeout=tcp_timeout))
+    files, _ = raise_open_files()  # before any socket: slow clients meet the timeouts, not the descriptor limit
     config = uvicorn.Config(
         None,  # type: ignore[arg-type]  # the app is set below, once it knows the server
         host=host, port=port, log_level="warning", ws_max_size=MESSAGE_LIMIT, lifespan="on",
-        ws_ping_interval=20.0, ws_ping_timeout=20.0, ws_per_message_deflate=False, timeout_graceful_shutdown=5, limit_concurrency=2000,
+        ws_ping_interval=20.0, ws_ping_timeout=20.0, ws_per_message_deflate=False, timeout_graceful_shutdown=5,
+        http=guarded_http(hub.addresses), limit_concurrency=connection_budget(files),
     )
     server = uvicorn.Server(config)
 

@@ -26,6 +26,7 @@ from driver.game import GameOptions
 from driver.process import kill_started_bots
 from driver.safefile import make_dirs
 from protocol.exactjson import JSONError, dumps, loads
+from server.guard import AddressLimiter
 from server.live import build_view, view_update
 from server.outbox import Outbox
 from server.records import Database, aborted_record, game_record, journal_dir, recover_journals
@@ -156,6 +157,7 @@ class Hub:
         self._ladder_mark: Any = None
         self._poll_task: asyncio.Task[None] | None = None
         self.journals = journal_dir(db_path)
+        self.addresses = AddressLimiter()  # open connections per client address, HTTP and TCP (server.guard)
         self.stopping = False
         self.tcp_port: int | None = None
 

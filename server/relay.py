@@ -7,13 +7,16 @@ connected to a game server.
 The referee starts it like any bot and refrees it like any bot: the same
 timeouts, faults and trace; the tournament machinery does not know the
 difference. Before the referee starts the game (`BotSpec.command`, see
-`reserve_argv`) the remote bot is reserved on the server, waiting up to
-`--wait` seconds (default 300) for it to connect or finish another game:
-so a bot that dropped out forfeits the game it was playing, and the
-schedule waits for it before the next. The relay then passes each state
-to the bot and each move back. If the bot leaves mid-game the relay
-exits with status 3 and says so on standard error: the referee faults
-the seat, as for a crashed bot.
+`reserve_argv`) the remote bot is reserved on the server with its
+owner's token, waiting up to `--wait` seconds (default 300) for it to
+finish another game, and ABSENT_GRACE (10 s) for a server that does not
+answer or a bot that is not connected (one reconnecting after a server
+restart is back by then); past these the game is forfeited with the
+reason. The relay then passes each state to the bot and each move back,
+and an empty message every few seconds (the server frees a bot whose
+relay goes silent). If the bot leaves mid-game the relay exits with
+status 3 and says so on standard error: the referee faults the seat, as
+for a crashed bot.
 """
 
 from __future__ import annotations
@@ -29,11 +32,18 @@ from collections.abc import Sequence
 
 import orjson
 
-__all__ = ["DEFAULT_SERVER", "DEFAULT_WAIT", "RELAY_MODULE", "relay_argv", "reserve_argv", "server_url", "main"]
+__all__ = ["DEFAULT_SERVER", "DEFAULT_WAIT", "RELAY_MODULE", "relay_argv", "reserve_argv", "check_remote", "server_url",
+           "main"]
 
 RELAY_MODULE = "server.relay"
 DEFAULT_SERVER = "http://127.0.0.1:8000"
 DEFAULT_WAIT = 300.0
+"""Seconds a game waits for a busy remote bot (`remote:NAME --wait S`)."""
+ABSENT_GRACE = 10.0
+"""Seconds a game waits for a server that does not answer, or a remote bot
+that is not connected, before it is forfeited with the reason."""
+PROGRESS_EVERY = 10.0
+"""Seconds between the "still busy, waiting" lines."""
 SERVER_VARIABLE = "ECONOMANCY_SERVER"
 EXIT_GONE = 3
 
@@ -46,9 +56,11 @@ def server_url(explicit: str | None = None) -> str:
     return url.rstrip("/")
 
 
-def relay_argv(name: str, server: str | None = None) -> tuple[str, ...]:
-    """The command that plays remote bot `name` (server: baked in only if given)."""
+def relay_argv(name: str, server: str | None = None, wait: float | None = None) -> tuple[str, ...]:
+    """The command that plays remote bot `name` (server and wait: baked in only if given)."""
     extra = ("--server", server) if server else ()
+    if wait is not None:
+        extra += (f"--wait={wait:g}",)
     return (sys.executable, "-P", "-m", RELAY_MODULE, *extra, name)
 
 
@@ -67,32 +79,85 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def reserve_argv(argv: Sequence[str]) -> tuple[str, ...]:
-    """Reserve the remote bot for one game, waiting as long as the relay's
-    `--wait` allows, and return the argv that plays it (with the ticket,
-    or with the reason it is absent, which the relay then reports)."""
+    """Reserve the remote bot for one game with its owner's token
+    (`server.bridge.known_token`) and return the argv that plays it (with
+    the ticket, or with the reason it is absent, which the relay then
+    reports as its fault).
+
+    A server that does not answer, or a bot that is not connected, is
+    given up after ABSENT_GRACE seconds (a bot reconnecting after a server
+    restart comes back well within it); a busy bot is waited for up to the
+    relay's `--wait` seconds, saying so on standard error every
+    PROGRESS_EVERY seconds. A refusal (no token, a wrong token) is final."""
     args = _parser().parse_args(list(argv[4:]))
     url = server_url(args.server)
-    deadline = time.monotonic() + args.wait
+    from server.bridge import known_token
+
+    token = known_token(url, args.name)
+    if token is None:
+        return _absent(argv, f"no token for remote bot {args.name!r} of {url}: set ECONOMANCY_TOKEN to the token "
+                             "its `driver connect` uses (or run where that made and kept one)")
+    started = time.monotonic()
+    seen = started  # when the bot was last known to be connected (or the server to answer)
     last = "no answer"
+    patience = 0.0  # the first request answers at once: a busy bot is said busy at once
     while True:
-        left = deadline - time.monotonic()
-        body = orjson.dumps({"name": args.name, "wait": max(0.0, min(left, 30.0))})
+        busy_left = started + args.wait - time.monotonic()
+        body = orjson.dumps({"name": args.name, "token": token, "wait": max(0.0, min(busy_left, patience))})
+        patience = PROGRESS_EVERY
         request = urllib.request.Request(f"{url}/api/remote/reserve", data=body,
                                          headers={"Content-Type": "application/json"}, method="POST")
         try:
-            with urllib.request.urlopen(request, timeout=45) as response:
+            with urllib.request.urlopen(request, timeout=PROGRESS_EVERY + 15) as response:
                 # "--ticket=T": a ticket may start with "-", which argparse would take for an option
                 return (*argv, f"--ticket={orjson.loads(response.read())['ticket']}")
         except urllib.error.HTTPError as e:
             last = _error_text(e)
-            if e.code not in (404, 409, 503):
-                break
-        except (OSError, ValueError, KeyError) as e:  # the server is down or restarting: try again
+            if e.code in (409, 429):  # busy (or our own relays hold all we may): wait, within --wait
+                seen = time.monotonic()
+                if seen - started >= args.wait:
+                    return _absent(argv, f"remote bot {args.name!r} still busy after {args.wait:g} s (--wait): {last}")
+                sys.stderr.write(f"remote:{args.name}: {last}; waiting ({seen - started:.0f} s of --wait "
+                                 f"{args.wait:g} s)\n")
+                sys.stderr.flush()
+                continue
+            if e.code != 404:  # refused: no use asking again
+                return _absent(argv, f"remote bot {args.name!r}: {last}")
+        except (OSError, ValueError, KeyError) as e:  # the server is down or restarting
             last = f"cannot reach {url}: {getattr(e, 'reason', e)}"
-            time.sleep(min(2.0, max(left, 0)))
+        if time.monotonic() - seen >= ABSENT_GRACE:
+            return _absent(argv, f"remote bot {args.name!r} not available (after {ABSENT_GRACE:g} s): {last}")
+        time.sleep(1.0)
+
+
+def check_remote(argv: Sequence[str]) -> str | None:
+    """Why the remote bot of this relay argv cannot play now (no owner's
+    token here, no server answering within ABSENT_GRACE seconds, the bot
+    not connected), or None: what a tournament or ladder checks before its
+    first game, so that it stops at once rather than forfeit game after game."""
+    args = _parser().parse_args(list(argv[4:]))
+    url = server_url(args.server)
+    from server.bridge import known_token
+
+    if known_token(url, args.name) is None:
+        return (f"no token for remote bot {args.name!r} of {url}: set ECONOMANCY_TOKEN to the token its "
+                "`driver connect` uses (or run where that made and kept one)")
+    deadline = time.monotonic() + ABSENT_GRACE
+    while True:
+        try:
+            with urllib.request.urlopen(f"{url}/api/remote/{args.name}", timeout=ABSENT_GRACE):
+                return None
+        except urllib.error.HTTPError as e:
+            return f"{_error_text(e)} (server {url})"
+        except (OSError, ValueError) as e:
+            last = f"cannot reach {url}: {getattr(e, 'reason', e)}"
         if time.monotonic() >= deadline:
-            break
-    return (*argv, f"--absent=remote bot {args.name!r} not available after {args.wait:g} s: {last}")
+            return f"{last} (for {ABSENT_GRACE:g} s)"
+        time.sleep(1.0)
+
+
+def _absent(argv: Sequence[str], reason: str) -> tuple[str, ...]:
+    return (*argv, f"--absent={reason}")
 
 
 def _error_text(e: urllib.error.HTTPError) -> str:
@@ -126,7 +191,11 @@ def main(argv: Sequence[str] | None = None) -> None:
                 sys.stderr.write(f"the server refused: {welcome['error']}\n")
                 sys.exit(EXIT_GONE)
             sys.stderr.write(f"playing remote bot {args.name} through {url}\n")
-            threading.Thread(target=_states_to_bot, args=(ws,), daemon=True).start()
+            lock = threading.Lock()  # two threads send: the states and the keepalives
+            threading.Thread(target=_states_to_bot, args=(ws, lock), daemon=True).start()
+            every = welcome.get("keepalive")
+            if isinstance(every, (int, float)) and every > 0:
+                threading.Thread(target=_keepalive, args=(ws, lock, max(float(every), 0.5)), daemon=True).start()
             while True:
                 message = ws.recv()
                 data = message.encode() if isinstance(message, str) else message
@@ -142,7 +211,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             return
 
 
-def _states_to_bot(ws: object) -> None:
+def _states_to_bot(ws: object, lock: threading.Lock) -> None:
     """The referee's lines to the server, until the referee closes our
     standard input: then the connection closes (normally) and so do we."""
     from websockets.exceptions import ConnectionClosed
@@ -151,10 +220,25 @@ def _states_to_bot(ws: object) -> None:
     try:
         for line in stdin:
             if line.strip():
-                ws.send(line.rstrip(b"\n").decode("utf-8", "replace"))  # type: ignore[attr-defined]
+                with lock:
+                    ws.send(line.rstrip(b"\n").decode("utf-8", "replace"))  # type: ignore[attr-defined]
     except ConnectionClosed:
         return
     ws.close()  # type: ignore[attr-defined]
+
+
+def _keepalive(ws: object, lock: threading.Lock, every: float) -> None:
+    """An empty message every `every` seconds: we are still here, even while
+    the referee waits for other seats (the server frees a silent relay's bot)."""
+    from websockets.exceptions import ConnectionClosed
+
+    while True:
+        time.sleep(every)
+        try:
+            with lock:
+                ws.send("")  # type: ignore[attr-defined]
+        except (ConnectionClosed, OSError, RuntimeError):
+            return
 
 
 if __name__ == "__main__":

@@ -8,6 +8,12 @@ connection is idle again. A name belongs to the first token that used
 it (kept in the store, hashed), so nobody else can connect under it;
 several connections may share a name (a bot playing several games at
 once).
+
+Who may use a connected bot: the server's own games (the lobby's), and
+whoever holds its owner's token, who reserves it for a relay (a bot
+would otherwise be a free oracle for anyone: made-up states in, its
+answers out). A client (an address) holds at most
+`RESERVATIONS_PER_CLIENT` reservations and waiting requests at once.
 """
 
 from __future__ import annotations
@@ -26,6 +32,9 @@ __all__ = ["NAME_PATTERN", "check_name", "RemoteBot", "RemotePool", "token_diges
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,39}$")
 TICKET_LIFETIME = 60.0
 """Seconds a reservation waits for its relay before the bot is free again."""
+RESERVATIONS_PER_CLIENT = 16
+"""Reservations (tickets not yet used) and waiting reserve requests one
+client address may hold at once: a tournament's `-j` relays fit."""
 
 
 def check_name(name: object) -> str:
@@ -56,6 +65,7 @@ class RemoteBot:
     state: str = "idle"  # idle, reserved, playing
     ticket: str | None = None
     reserved_until: float = 0.0
+    reserved_by: str = ""  # the client address holding its ticket
     deliver_to: Callable[[bytes], None] | None = None
     on_lost: Callable[[str], None] | None = None  # told when the connection goes
     game: Any = None  # what it plays now: a game id, or "relay"
@@ -71,6 +81,7 @@ class RemotePool:
     def __init__(self, on_change: Callable[[], None]) -> None:
         self.bots: dict[str, list[RemoteBot]] = {}
         self._waiters: dict[str, list[asyncio.Future[None]]] = {}
+        self._waiting: dict[str, int] = {}  # reserve requests waiting, per client address
         self._on_change = on_change
 
     def add(self, bot: RemoteBot) -> None:
@@ -84,6 +95,7 @@ class RemotePool:
             same.remove(bot)
         if not same:
             self.bots.pop(bot.name, None)
+        self._wake(bot.name)  # a request waiting for it learns that it left
         self._on_change()
 
     def names(self) -> list[dict[str, Any]]:
@@ -97,8 +109,14 @@ class RemotePool:
 
     def _idle(self, bot: RemoteBot) -> bool:
         if bot.state == "reserved" and bot.reserved_until < time.monotonic():
-            bot.state, bot.ticket = "idle", None  # its relay never came
+            bot.state, bot.ticket, bot.reserved_by = "idle", None, ""  # its relay never came
         return bot.state == "idle"
+
+    def held_by(self, client: str) -> int:
+        """Reservations `client` holds (tickets not yet used) plus its reserve requests still waiting."""
+        tickets = sum(1 for conns in self.bots.values() for b in conns
+                      if not self._idle(b) and b.state == "reserved" and b.reserved_by == client)
+        return tickets + self._waiting.get(client, 0)
 
     def take(self, name: str, game: Any) -> RemoteBot | None:
         """An idle connection of `name`, now playing `game`; None if none is idle."""
@@ -109,9 +127,20 @@ class RemotePool:
                 return bot
         return None
 
-    async def reserve(self, name: str, wait: float) -> str | None:
-        """A ticket for an idle connection of `name`, waiting up to `wait`
-        seconds for one; None if none came free."""
+    async def reserve(self, name: str, wait: float, client: str = "") -> str | None:
+        """A ticket for an idle connection of `name`, held by `client`,
+        waiting up to `wait` seconds for one while `name` is connected;
+        None if none came free (or every connection of it left).
+        The caller has checked the owner's token and `held_by(client)`."""
+        self._waiting[client] = self._waiting.get(client, 0) + 1
+        try:
+            return await self._reserve(name, wait, client)
+        finally:
+            self._waiting[client] -= 1
+            if not self._waiting[client]:
+                del self._waiting[client]
+
+    async def _reserve(self, name: str, wait: float, client: str) -> str | None:
         deadline = time.monotonic() + wait
         while True:
             for bot in self.bots.get(name, []):
@@ -119,10 +148,11 @@ class RemotePool:
                     bot.state = "reserved"
                     bot.ticket = secrets.token_urlsafe(18)
                     bot.reserved_until = time.monotonic() + TICKET_LIFETIME
+                    bot.reserved_by = client
                     self._on_change()
                     return bot.ticket
             remaining = deadline - time.monotonic()
-            if remaining <= 0:
+            if remaining <= 0 or name not in self.bots:
                 return None
             fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
             self._waiters.setdefault(name, []).append(fut)
@@ -140,7 +170,7 @@ class RemotePool:
         for conns in self.bots.values():
             for bot in conns:
                 if bot.state == "reserved" and bot.ticket is not None and secrets.compare_digest(bot.ticket, ticket):
-                    bot.state, bot.ticket, bot.game = "playing", None, "relay"
+                    bot.state, bot.ticket, bot.game, bot.reserved_by = "playing", None, "relay", ""
                     self._on_change()
                     return bot
         return None
@@ -148,6 +178,7 @@ class RemotePool:
     def release(self, bot: RemoteBot) -> None:
         """A game is over for this connection: idle again (if still here)."""
         bot.state, bot.game, bot.deliver_to, bot.ticket, bot.on_lost = "idle", None, None, None, None
+        bot.reserved_by = ""
         bot.games += 1
         self._wake(bot.name)
         self._on_change()

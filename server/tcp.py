@@ -36,6 +36,7 @@ import contextlib
 import logging
 import re
 
+from server.guard import refusal
 from server.hub import Hub, SeatRefused
 from server.jsonstream import JsonValueStream, ValueTooLong
 
@@ -91,6 +92,19 @@ async def serve_tcp(hub: Hub, host: str, port: int) -> asyncio.Server:
 
 async def _connection(hub: Hub, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
     peer = writer.get_extra_info("peername")
+    key = hub.addresses.acquire(peer[0] if isinstance(peer, (tuple, list)) and peer else None)
+    if key is None:  # one address holds too many connections already (server.guard)
+        log.info("tcp %s: refused: too many connections from that address", peer)
+        writer.write((refusal(hub.addresses.limit) + "\n").encode())
+        writer.transport.close()  # flushes what fits, and costs no wait
+        return
+    try:
+        await _serve(hub, reader, writer, peer)
+    finally:
+        hub.addresses.release(key)
+
+
+async def _serve(hub: Hub, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, peer: object) -> None:
     try:
         try:
             (number, players, index), rest = await asyncio.wait_for(_read_header(reader), HEADER_TIMEOUT)

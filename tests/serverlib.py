@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import resource
 import signal
 import socket
 import subprocess
@@ -26,9 +27,11 @@ HOST = "127.0.0.1"
 class Server:
     """One `driver serve` process; `url`, `tcp_port`, `db`."""
 
-    def __init__(self, db: Path, *args: str) -> None:
+    def __init__(self, db: Path, *args: str, files: tuple[int, int] | None = None) -> None:
+        """`files`: the (soft, hard) limit on open files the server starts under."""
         self.db = db
         self.args = args
+        self.files = files
         self.proc: subprocess.Popen[bytes] | None = None
         self.url = ""
         self.tcp_port = 0
@@ -39,6 +42,7 @@ class Server:
             [sys.executable, "-c", "from driver.cli import main; main()", "serve", "--host", HOST,
              "--port", str(http_port), "--tcp-port", str(tcp_port), "--db", str(self.db), "--json", *self.args],
             stdout=subprocess.PIPE, stderr=open(self.db.with_suffix(".log"), "ab"),
+            preexec_fn=None if self.files is None else lambda: resource.setrlimit(resource.RLIMIT_NOFILE, self.files),
         )
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline()  # the server says where it listens once it does
@@ -143,5 +147,9 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def env_with_server(url: str) -> dict[str, str]:
-    return {**os.environ, "ECONOMANCY_SERVER": url}
+def env_with_server(url: str, token: str | None = None) -> dict[str, str]:
+    """The environment of a referee using `url`'s remote bots; `token`: the
+    owner's token it reserves them with (ECONOMANCY_TOKEN)."""
+    env = {**os.environ, "ECONOMANCY_SERVER": url}
+    env.pop("ECONOMANCY_TOKEN", None)
+    return env if token is None else {**env, "ECONOMANCY_TOKEN": token}

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import orjson
@@ -18,6 +18,7 @@ from driver.cli import driver as cli
 from driver.cli import EXIT_CHECK_FAILED, EXIT_DRAW, EXIT_FORFEIT, EXIT_USAGE, EXIT_WINNER
 from driver.game import GameOptions, game_lines, play_game
 from protocol.wire import decode_move, decode_state
+from users import shared_directory
 
 BOTS = Path(__file__).parent / "bots"
 DRIVER = [sys.executable, "-m", "driver.cli"]
@@ -98,13 +99,16 @@ def test_hidden_choices_are_asked_at_the_same_time() -> None:
     # Each bot answers an investing or buy state only once both bots have
     # been asked it (marks left in a shared directory): a referee that
     # asked one at a time would leave the first waiting until it gives up.
-    with tempfile.TemporaryDirectory(dir="/tmp") as marks:
-        os.chmod(marks, 0o777)  # the bots may run as another user
-        bot = script_bot("rendezvous.py", marks, "2")
+    # Not under /tmp: each bot has its own there (driver.isolation).
+    marks = shared_directory("economancy-rendezvous-")
+    try:
+        bot = script_bot("rendezvous.py", str(marks), "2")
         result = play_game([bot, bot], GameOptions(max_days=1, timeout=120))
         assert result.fault is None, result.stderr
         assert result.moves == 4
         assert sorted(os.listdir(marks)) == ["1.0", "1.1", "2.0", "2.1"]
+    finally:
+        shutil.rmtree(marks, ignore_errors=True)
 
 
 def defending_states(trace: list[bytes]) -> list[dict]:

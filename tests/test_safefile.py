@@ -216,3 +216,11 @@ def test_reports_exports_and_pages_refuse_links_laid_for_them(shared: Path, vict
             (argv, done.stderr)
     assert victim.read_bytes() == SECRET
     assert not (victim.parent / "out").exists()
+
+
+def test_dev_stdout_and_dev_null_still_work() -> None:
+    """/dev/stdout leads, through /proc, to a pipe (a link only the kernel can follow)."""
+    code = "from driver.safefile import open_write; open_write('/dev/stdout').write(b'to the pipe');" \
+           "open_write('/dev/null').write(b'gone')"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60, cwd=ROOT)
+    assert done.returncode == 0 and done.stdout == b"to the pipe", done.stderr

@@ -175,6 +175,7 @@ def test_a_ticket_starting_with_a_dash_reaches_the_relay(monkeypatch: pytest.Mon
 
     httpd = http.server.HTTPServer(("127.0.0.1", 0), Reserve)
     threading.Thread(target=httpd.handle_request, daemon=True).start()
+    monkeypatch.setenv("ECONOMANCY_TOKEN", "the-owners-token-of-alice")
     argv = reserve_argv(relay_argv("alice", f"http://127.0.0.1:{httpd.server_address[1]}"))
     httpd.server_close()
     args = _parser().parse_args(list(argv[4:]))

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from websockets.sync.client import connect
 
-from serverlib import Server, free_port
+from serverlib import Server, env_with_server, free_port
 from tournaments.store import STATUSES, Store
 
 pytestmark = pytest.mark.filterwarnings("ignore:connect\\(\\) must be used:DeprecationWarning")
@@ -101,8 +101,8 @@ def test_a_ladder_with_a_remote_bot_goes_on_through_a_server_restart(tmp_path: P
     db = tmp_path / "ladder.sqlite"
     port, tcp = free_port(), free_port()
     server = Server(db).start(port, tcp)
-    env = {**__import__("os").environ, "ECONOMANCY_SERVER": server.url}
-    bridge = subprocess.Popen(_cli("connect", server.url, "random", "--name", "faraway", "--token", "x" * 20),
+    env = env_with_server(server.url, "x" * 20)  # the ladder reserves the bot with its owner's token
+    bridge = subprocess.Popen(_cli("connect", server.url, "random", "--name", "faraway"),
                               stderr=open(tmp_path / "bridge.log", "wb"), env=env)
     ladder = [sys.executable, "-c", "from tournaments.cli import ladder_main; ladder_main()"]
     try:

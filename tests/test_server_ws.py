@@ -237,7 +237,7 @@ def test_the_bridge_plays_our_random_bot_unchanged(server: Server, tmp_path: Pat
 def test_remote_name_in_driver_run_through_the_relay(server: Server) -> None:
     bot = WsBot(server, "relayed").run(games=1)
     run = subprocess.run([sys.executable, "-c", "from driver.cli import main; main()", "run", "remote:relayed", "random",
-                          "--max-days", "10"], capture_output=True, env=env_with_server(server.url), timeout=120)
+                          "--max-days", "10"], capture_output=True, env=env_with_server(server.url, TOKEN), timeout=120)
     assert run.returncode in (0, 3), run.stderr
     lines = run.stdout.splitlines()
     final = orjson.loads(lines[-1])
@@ -250,7 +250,7 @@ def test_remote_name_in_driver_run_through_the_relay(server: Server) -> None:
 def test_a_remote_bot_that_leaves_mid_game_forfeits_that_game(server: Server) -> None:
     leaver = WsBot(server, "leaver")
     run = subprocess.Popen([sys.executable, "-c", "from driver.cli import main; main()", "run", "remote:leaver", "random"],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env_with_server(server.url))
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env_with_server(server.url, TOKEN))
     state = json.loads(leaver.ws.recv(timeout=60))
     assert state["phase"]["name"] == "investing"
     leaver.close()  # gone while asked
@@ -286,7 +286,7 @@ def test_a_remote_bot_plays_game_after_game_through_a_kept_relay(server: Server,
     run = subprocess.run(
         [sys.executable, "-c", "from tournaments.cli import tournament_main; tournament_main()", "round-robin", "remote:reused", "random",
          "--games", "2", "--max-days", "10", "--reuse", "-j", "1", "--db", str(db)],
-        capture_output=True, env=env_with_server(server.url), timeout=300)
+        capture_output=True, env=env_with_server(server.url, TOKEN), timeout=300)
     assert run.returncode == 0, run.stderr
     with Store.open(db) as store:
         games = store.games()
@@ -295,3 +295,150 @@ def test_a_remote_bot_plays_game_after_game_through_a_kept_relay(server: Server,
     bot.thread.join(60)
     assert len(bot.finals) == 4 and all(f["phase"]["name"] == "end" for f in bot.finals)
     bot.close()
+
+
+# -- who may use a connected bot (issue 29, hole 3) ---------------------------
+
+
+def _reserve(server: Server, name: str, token: str | None = TOKEN, wait: float = 0) -> tuple[int, Any]:
+    body: dict[str, Any] = {"name": name, "wait": wait}
+    if token is not None:
+        body["token"] = token
+    return server.post("/api/remote/reserve", body)
+
+
+def test_only_the_owners_token_reserves_a_connected_bot(server: Server) -> None:
+    bot = WsBot(server, "guarded")
+    assert _reserve(server, "guarded", None)[0] == 403
+    status, answer = _reserve(server, "guarded", "another-token-of-a-stranger")
+    assert status == 403 and "only its owner" in answer["error"]
+    assert {"name": "guarded", "connections": 1, "idle": 1} in server.get("/api/lobby")["remote"]  # nobody holds it
+    assert server.get("/api/remote/guarded") == {"name": "guarded", "connections": 1, "idle": 1}
+    assert _reserve(server, "nobody-ever", TOKEN)[0] == 404
+    status, answer = _reserve(server, "guarded")
+    assert status == 200 and answer["ticket"]
+    status, answer = _reserve(server, "guarded")  # held by that ticket now
+    assert status == 409 and "busy" in answer["error"]
+    bot.close()
+
+
+def test_a_silent_relay_is_closed_after_the_move_timeout_and_the_bot_freed(tmp_path: Path) -> None:
+    server = Server(tmp_path / "games.sqlite", "--timeout", "2").start()
+    try:
+        bot = WsBot(server, "held")
+        _, answer = _reserve(server, "held")
+        relay = connect(server.ws + "/ws/relay", open_timeout=30)
+        relay.send(json.dumps({"ticket": answer["ticket"]}))
+        welcome = json.loads(relay.recv(timeout=30))
+        assert welcome["welcome"] == "held" and 0 < welcome["keepalive"] <= 2
+        assert _reserve(server, "held")[0] == 409  # the relay holds it...
+        with pytest.raises(ConnectionClosed) as closed:
+            while True:
+                relay.recv(timeout=60)  # ...and says nothing
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 4002
+        assert "said nothing" in closed.value.rcvd.reason
+        status, answer = _reserve(server, "held", wait=30)
+        assert status == 200, answer  # free again
+        bot.close()
+    finally:
+        server.stop()
+
+
+def test_a_relay_cut_off_mid_game_costs_the_bot_its_connection_not_its_next_game(tmp_path: Path) -> None:
+    """The bot got a state and no final one: its answer must not land in
+    its next game, so its connection is closed (driver connect restarts it)."""
+    server = Server(tmp_path / "games.sqlite", "--timeout", "2").start()
+    try:
+        bot = WsBot(server, "cut")
+        _, answer = _reserve(server, "cut")
+        relay = connect(server.ws + "/ws/relay", open_timeout=30)
+        relay.send(json.dumps({"ticket": answer["ticket"]}))
+        json.loads(relay.recv(timeout=30))
+        relay.send(json.dumps({"day": 1, "phase": {"name": "investing"}, "player": 0}))
+        assert json.loads(bot.ws.recv(timeout=30))["phase"] == {"name": "investing"}
+        with pytest.raises(ConnectionClosed) as closed:
+            while True:
+                bot.ws.recv(timeout=60)  # the relay says nothing more
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 4011
+        relay.close()
+    finally:
+        server.stop()
+
+
+def test_a_relay_that_keeps_saying_it_is_there_keeps_the_bot(tmp_path: Path) -> None:
+    """The empty keepalive messages of server.relay hold the reservation
+    while the referee waits for other seats; states still reach the bot."""
+    server = Server(tmp_path / "games.sqlite", "--timeout", "2").start()
+    try:
+        bot = WsBot(server, "kept")
+        _, answer = _reserve(server, "kept")
+        relay = connect(server.ws + "/ws/relay", open_timeout=30)
+        relay.send(json.dumps({"ticket": answer["ticket"]}))
+        json.loads(relay.recv(timeout=30))
+        for _ in range(8):  # 4 s, twice the move timeout
+            relay.send("")
+            time.sleep(0.5)
+        relay.send('{"probe": 1}')
+        assert json.loads(bot.ws.recv(timeout=30)) == {"probe": 1}  # only the state reached the bot
+        relay.close()
+        bot.close()
+    finally:
+        server.stop()
+
+
+def test_reservations_per_client_are_bounded(server: Server) -> None:
+    from server.remotes import RESERVATIONS_PER_CLIENT
+
+    bots = [WsBot(server, "crowd") for _ in range(RESERVATIONS_PER_CLIENT + 1)]
+    for _ in range(RESERVATIONS_PER_CLIENT):
+        assert _reserve(server, "crowd")[0] == 200
+    status, answer = _reserve(server, "crowd")
+    assert status == 429 and f"holds {RESERVATIONS_PER_CLIENT}" in answer["error"]
+    assert any(r["name"] == "crowd" and r["idle"] == 1 for r in server.get("/api/lobby")["remote"])
+    for bot in bots:
+        bot.close()
+
+
+def _run_remote(bot: str, url: str, token: str | None = TOKEN) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([sys.executable, "-c", "from driver.cli import main; main()", "run", bot, "random",
+                           "--max-days", "3"], capture_output=True, env=env_with_server(url, token), timeout=120)
+
+
+def test_driver_run_with_no_server_or_no_such_bot_fails_soon_and_says_why(server: Server) -> None:
+    from serverlib import free_port
+
+    run = _run_remote("remote:ghost", f"http://127.0.0.1:{free_port()}")
+    assert run.returncode == 4 and b"cannot reach http://127.0.0.1:" in run.stderr, run.stderr
+    run = _run_remote("remote:ghost", server.url)
+    assert run.returncode == 4 and b"no bot 'ghost' has ever connected" in run.stderr, run.stderr
+    WsBot(server, "gone").close()
+    run = _run_remote("remote:gone", server.url)
+    assert run.returncode == 4 and b"remote bot 'gone' is not connected" in run.stderr, run.stderr
+    run = _run_remote("remote:gone", server.url, token=None)
+    assert run.returncode == 4 and b"set ECONOMANCY_TOKEN" in run.stderr, run.stderr
+
+
+def test_a_game_waits_for_a_busy_remote_bot_within_its_wait_and_says_so(server: Server) -> None:
+    bot = WsBot(server, "busybee")
+    assert _reserve(server, "busybee")[0] == 200  # another referee holds it
+    run = _run_remote("remote:busybee --wait 2", server.url)
+    assert run.returncode == 4, run.stderr
+    assert b"remote:busybee: remote bot 'busybee' is busy" in run.stderr and b"waiting (0 s of --wait 2 s)" in run.stderr
+    assert b"still busy after 2 s (--wait)" in run.stderr
+    bot.close()
+
+
+def test_a_tournament_with_an_absent_remote_bot_stops_before_its_first_game(server: Server, tmp_path: Path) -> None:
+    from serverlib import free_port
+
+    tournament = [sys.executable, "-c", "from tournaments.cli import tournament_main; tournament_main()", "round-robin",
+                  "remote:nowhere", "random", "--games", "4", "--db", str(tmp_path / "t.sqlite")]
+    WsBot(server, "nowhere").close()  # known, but gone
+    run = subprocess.run(tournament, capture_output=True, env=env_with_server(server.url, TOKEN), timeout=120)
+    assert run.returncode == 2 and b"bot 'remote:nowhere': remote bot 'nowhere' is not connected" in run.stderr, \
+        run.stderr
+    run = subprocess.run(tournament, capture_output=True, timeout=120,
+                         env=env_with_server(f"http://127.0.0.1:{free_port()}", TOKEN))
+    assert run.returncode == 2 and b"cannot reach http://127.0.0.1:" in run.stderr, run.stderr
+    with Store.open(tmp_path / "t.sqlite") as store:
+        assert store.games() == []

@@ -92,6 +92,7 @@ def make_plan(ctx: Context, entrants: Sequence[Entrant], players: int, *, seed: 
     from protocol.openings import OpeningError
 
     opts = ctx.options
+    _check_remotes(entrants)
     try:
         plan = plan_openings(openings, players=players, base=opts.base, max_days=opts.max_days,
                              seed=seed or 0)
@@ -99,6 +100,19 @@ def make_plan(ctx: Context, entrants: Sequence[Entrant], players: int, *, seed: 
     except (OpeningError, BotSpecError) as err:
         raise TournamentError(str(err)) from None
     return GamePlan(plan, seed, tuple(per_entrant), openings)
+
+
+def _check_remotes(entrants: Sequence[Entrant]) -> None:
+    """A `remote:NAME` entrant whose server does not answer, or which is not
+    connected, stops the run before its first game (its games would all be
+    forfeits, each after a wait)."""
+    for e in entrants:
+        if getattr(e.spec, "remote", False):
+            from server.relay import check_remote
+
+            why = check_remote(e.spec.argv)
+            if why is not None:
+                raise TournamentError(f"bot {e.name!r}: {why}")
 
 
 def open_tournament(ctx: Context, kind: str, config: dict[str, Any], entrants: Sequence[Entrant]) -> int:
