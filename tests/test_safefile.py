@@ -15,13 +15,13 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from driver.safefile import UnsafePath, check_target, make_dirs, open_write, write_file
+from users import shared_directory
 
 NOBODY = 65534
 SECRET = b"root:x:0:0:the file a bot wants overwritten\n"
@@ -49,9 +49,10 @@ def as_user(uid: int, directory: Path, act: Callable[[], None]) -> None:
 
 @pytest.fixture
 def shared() -> Iterator[Path]:
-    """A sticky world-writable directory, like /tmp (made under /tmp so that
-    another user may reach it)."""
-    directory = Path(tempfile.mkdtemp(prefix="economancy-shared-"))
+    """A sticky world-writable directory, like /tmp, that another user and a
+    bot under namespaces reach (each bot has a /tmp of its own, so the host's
+    /tmp is out of a bot's reach: users.SHARED is where tests share folders)."""
+    directory = shared_directory("economancy-shared-")
     directory.chmod(0o1777)
     yield directory
     shutil.rmtree(directory, ignore_errors=True)

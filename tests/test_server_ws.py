@@ -83,7 +83,7 @@ def test_a_connected_bot_plays_our_bot_and_the_game_is_stored(server: Server) ->
         [rec] = store.games(key=game["id"], with_blobs=True)
     assert game_lines(rec.trace_lines())[0].startswith(b'{"day":1')
     html = _get_text(server, f"/replay/{game['id']}")
-    assert "remote:wsbot" in html and "<script" in html
+    assert "wsbot (connected bot)" in html and "<script" in html  # as the live page names it
     bot.close()
 
 

@@ -27,15 +27,29 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 UNUSED_UID = 54321
-SHARED = ROOT / ".test-shared"
-"""Where tests make folders their bots write to: not under /tmp, /var/tmp or
-/dev/shm, which are each bot's own under namespaces (driver.isolation)."""
+
+
+def _shared_root() -> Path:
+    """Where tests make folders their bots write to: not under /tmp, /var/tmp,
+    /dev/shm or /run/lock, which are each bot's own under namespaces
+    (driver.isolation.SCRATCH_PLACES; a checkout under /tmp is bound into a
+    bot read-only). Beside the checkout when it lies elsewhere, else (as
+    root) under /var/lib."""
+    from driver.isolation import SCRATCH_PLACES
+
+    real = ROOT.resolve()
+    if not any(real == Path(p) or Path(p) in real.parents for p in SCRATCH_PLACES):
+        return ROOT / ".test-shared"
+    return Path("/var/lib/economancy-test-shared")
+
+
+SHARED = _shared_root()
 
 
 def shared_directory(prefix: str) -> Path:
     """A fresh folder any user (a bot running as nobody) may write to, that
     bots under namespaces see too; the caller removes it."""
-    SHARED.mkdir(mode=0o755, exist_ok=True)
+    SHARED.mkdir(mode=0o755, parents=True, exist_ok=True)
     directory = Path(tempfile.mkdtemp(prefix=prefix, dir=SHARED))
     directory.chmod(0o777)
     return directory
