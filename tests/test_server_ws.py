@@ -19,6 +19,7 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
+from driver.game import game_lines
 from serverlib import Server, env_with_server, random_move
 from tournaments.store import Store
 
@@ -79,9 +80,9 @@ def test_a_connected_bot_plays_our_bot_and_the_game_is_stored(server: Server) ->
     assert done["seats"] == ["remote:wsbot", "random"]
     with Store.open(server.db) as store:
         [rec] = store.games(key=game["id"], with_blobs=True)
-    assert rec.trace_lines()[0].startswith(b'{"day":1')
+    assert game_lines(rec.trace_lines())[0].startswith(b'{"day":1')
     html = _get_text(server, f"/replay/{game['id']}")
-    assert "remote:wsbot" in html and "<script" in html
+    assert "wsbot (connected bot)" in html and "remote:wsbot" not in html and "<script" in html  # as the live page names it
     bot.close()
 
 

@@ -17,6 +17,7 @@ from typing import Any
 import orjson
 import pytest
 
+from driver.game import game_lines
 from tournaments.store import GameRecord, Store, compress_lines
 
 BOTS = Path(__file__).parent / "bots_tournament"
@@ -66,7 +67,7 @@ def test_openings_make_deterministic_bots_play_distinct_paired_games(tmp_path: P
     by_index: dict[str, set[Any]] = {}
     for g in games:
         assert g.opening and g.seed is not None
-        answers = [orjson.loads(line)[0] for line in g.trace_lines()[1::2][: len(g.opening)]]
+        answers = [orjson.loads(line)[0] for line in game_lines(g.trace_lines())[1::2][: len(g.opening)]]
         assert answers == list(g.opening)  # the trace holds the opening as answers
         assert g.answer_times()[: len(g.opening)] == [None] * len(g.opening)
         by_index.setdefault(g.key.rsplit("/", 1)[1], set()).add(g.opening)
