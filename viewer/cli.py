@@ -87,12 +87,13 @@ def view_trace(trace: str, output: Path | None, open_: bool, *, pdf: Path | None
     emit_replay(replay, output or default, open_, pdf, png, every)
 
 
-def write_run_replay(trace: Sequence[bytes], names: Sequence[str], stderr: Sequence[bytes]) -> Path:
+def write_run_replay(trace: Sequence[bytes], names: Sequence[str], stderr: Sequence[bytes],
+                     times: Sequence[float | None] = ()) -> Path:
     """`driver run --view`: the page of the game just played, with the bots'
-    names and the faulting bot's standard error."""
+    names, the faulting bot's standard error and each answer's think time."""
     from viewer.export import write_page
     from viewer.model import build_replay
 
     replay = build_replay(trace, names, title="Economancy: " + " vs ".join(names),
-                          stderr=[e.decode("utf-8", "replace") for e in stderr])
+                          stderr=[e.decode("utf-8", "replace") for e in stderr], times=times)
     return write_page(replay, RUN_REPLAY)
