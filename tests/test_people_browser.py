@@ -119,6 +119,7 @@ def test_13_the_address_keeps_what_was_typed_until_the_reader_moves(page: Any, g
     fight = next(i for i, s in enumerate(build_replay(game.trace).games[0].steps) if s["k"] == "fight")
     page.goto(path.as_uri() + f"#step={fight}")
     _no_sideways_scroll(page)
+    page.evaluate("window.scrollTo(0, 0)")
     _shot(page, "replay-desktop")
     assert page.errors == []
 
