@@ -276,17 +276,24 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 
 
 def test_3_the_lobby_fits_a_phone(server: Any, phone: Any, page: Any) -> None:
+    ladder = [sys.executable, "-c", "from tournaments.cli import ladder_main; ladder_main()", "add"]
+    for name, bot in (("a-bot-with-a-rather-long-name", "random"), ("expert-of-the-ladder", "expert")):
+        subprocess.run([*ladder, name, bot, "--db", str(server.db)], check=True, capture_output=True, timeout=120, cwd=ROOT)
     phone.goto(server.url + "/")
     phone.wait_for_selector("select.opponent option[value=expert]", state="attached")
+    phone.wait_for_function("document.querySelectorAll('table.standings tbody tr').length === 2",
+                            timeout=30_000)  # the server looks at the ladder every 3 s
     phone.click("#add-opponent")
     _no_sideways_scroll(phone)
     for selector in ("select.opponent", ".opponent-row button", "select[name=people_timeout]", "input[name=max_days]",
-                     "#start", "#join button"):
+                     "#start", "#join button", "table.standings"):
         _on_screen(phone, selector)
     _shot(phone, "lobby-phone", full=True)
     page.set_viewport_size(DESKTOP)
     page.goto(server.url + "/")
     page.wait_for_selector("select.opponent option[value=expert]", state="attached")
+    page.wait_for_selector("table.standings")
+    assert page.locator("table.standings th").count() == 9  # a desktop shows every column
     _shot(page, "lobby-desktop")
     assert phone.errors == [] and page.errors == []
 
