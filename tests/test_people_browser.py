@@ -281,7 +281,7 @@ def test_3_the_lobby_fits_a_phone(server: Any, phone: Any, page: Any) -> None:
         subprocess.run([*ladder, name, bot, "--db", str(server.db)], check=True, capture_output=True, timeout=120, cwd=ROOT)
     phone.goto(server.url + "/")
     phone.wait_for_selector("select.opponent option[value=expert]", state="attached")
-    phone.wait_for_function("document.querySelectorAll('table.standings tbody tr').length === 2",
+    phone.wait_for_function("() => document.querySelectorAll('table.standings tbody tr').length === 2",
                             timeout=30_000)  # the server looks at the ladder every 3 s
     phone.click("#add-opponent")
     _no_sideways_scroll(phone)
