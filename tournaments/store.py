@@ -160,7 +160,11 @@ def compress_times(times: Sequence[float | None]) -> bytes:
 
 
 def trace_digest(lines: Sequence[bytes]) -> str:
-    """What identifies a game's course: the hash of its trace (128 bits, hex)."""
+    """What identifies a game's course: the hash of its trace (128 bits, hex),
+    without the header record (`driver.game.trace_header`: who sat where and
+    how they ran is not the game's course)."""
+    if lines and lines[0].startswith(b'{"meta":"header"'):
+        lines = lines[1:]
     return hashlib.blake2b(b"\n".join(lines), digest_size=16).hexdigest()
 
 
