@@ -124,6 +124,20 @@ def test_13_the_address_keeps_what_was_typed_until_the_reader_moves(page: Any, g
     assert page.errors == []
 
 
+def test_the_replay_plays_by_day_at_a_chosen_speed(page: Any, game: GameResult, tmp_path: Path) -> None:
+    path = write_page(build_replay(game.trace), tmp_path / "g.html")
+    page.goto(path.as_uri() + "#step=0")
+    page.select_option("#unit", "day")
+    page.select_option("#speed", "4")
+    page.click("#play")
+    page.wait_for_function("() => EconomancyReplay.current().step > 0")
+    page.click("#play")  # pause
+    at = page.evaluate("EconomancyReplay.current().step")
+    steps = page.evaluate("EconomancyReplay.data.games[0].steps.map(s => s.D)")
+    assert steps[at] != steps[at - 1], "playing by day stopped inside a day"
+    assert page.errors == []
+
+
 def test_4_opening_moves_are_marked_and_think_times_shown(page: Any, game: GameResult, tmp_path: Path) -> None:
     db = tmp_path / "t.sqlite"
     with Store.open(db) as store:
@@ -413,6 +427,29 @@ def test_a_person_who_lets_the_clock_run_out_is_warned_and_invests_nothing(serve
     page.wait_for_selector("#clock:has-text('then you invest 0')", timeout=60_000)
     page.wait_for_selector("#log li:has-text('Slow invests 0')", timeout=60_000)
     assert "forfeit" not in page.locator("#banner").inner_text()
+    assert page.errors == []
+
+
+def test_a_spectator_steps_back_and_returns_to_live(server: Any, page: Any) -> None:
+    page.goto(server.url + "/")
+    page.wait_for_selector("select.opponent option[value=expert]", state="attached")
+    page.fill("input[name=max_days]", "8")
+    page.select_option("select.opponent", "expert")
+    page.click("#add-opponent")
+    page.select_option("select.opponent >> nth=1", "random")
+    page.check("input[name=watch]")
+    page.click("#start")
+    page.wait_for_url("**/game/**")
+    page.wait_for_selector("#pace:not([hidden])")
+    page.wait_for_selector("#banner:has-text('Game over')", timeout=120_000)
+    page.wait_for_function("() => document.getElementById('pace-where').textContent === 'live'")
+    page.click("#pace-back")
+    page.click("#pace-back")
+    where = page.locator("#pace-where").inner_text()
+    total = int(where.rsplit(" ", 1)[1])
+    assert where == f"step {total - 2} of {total}"
+    page.click("#pace-live")
+    page.wait_for_function("() => document.getElementById('pace-where').textContent === 'live'")
     assert page.errors == []
 
 
