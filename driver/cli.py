@@ -134,7 +134,7 @@ def run(
         from viewer.cli import write_run_replay
 
         assert page_out is not None
-        write_run_replay(result.trace, [s.name for s in specs], result.stderr, page_out)
+        write_run_replay(result.trace, [s.name for s in specs], result.stderr, page_out, result.answer_times)
         echo(f"replay   {page_path}")
     # Everything a bot wrote, and so everything shown below, goes through printable().
     names = ", ".join(f"{seat}: {printable(spec.name)}" for seat, spec in enumerate(specs))
@@ -142,12 +142,11 @@ def run(
     _echo_isolation(echo, result.isolation)
     _echo_fences(echo, result.trace)
     # One count of days everywhere (driver.game.game_days): the day the game ended on, as the replay says.
-    played = f"{result.days} day{'s' if result.days != 1 else ''} (ended on day {result.days}), {result.moves} moves, " \
-             f"{result.duration:.2f} s"
+    played = f"day {result.days}, {result.moves} moves, {result.duration:.2f} s"
     if result.fault is not None:
         seat, reason = result.fault
         echo(f"forfeit  seat {seat} ({printable(specs[seat].name)}): {printable(reason)}")
-        echo(f"after    {played}")
+        echo(f"on       {played}")
         tail = printable_lines(result.stderr[seat])[-_STDERR_LINES:]
         if tail:
             echo(f"last lines of seat {seat}'s standard error:")
@@ -155,9 +154,9 @@ def run(
                 echo(f"  | {line}")
         sys.exit(EXIT_FORFEIT)
     if result.winner is None:
-        echo(f"draw     after {played}")
+        echo(f"draw     on {played}")
         sys.exit(EXIT_DRAW)
-    echo(f"winner   seat {result.winner} ({printable(specs[result.winner].name)}) after {played}")
+    echo(f"winner   seat {result.winner} ({printable(specs[result.winner].name)}) on {played}")
     sys.exit(EXIT_WINNER)
 
 

@@ -87,7 +87,7 @@ def _on_screen(page: Any, selector: str) -> None:
 
 
 def test_2_stepping_on_a_phone_keeps_the_table_on_screen(phone: Any, game: GameResult, tmp_path: Path) -> None:
-    path = write_page(build_replay(game.trace, times=game.answer_times), tmp_path / "g.html")
+    path = write_page(build_replay(game.trace), tmp_path / "g.html")
     phone.goto(path.as_uri() + "#step=5")
     assert phone.evaluate("window.scrollY") == 0
     for _ in range(4):
@@ -119,7 +119,22 @@ def test_13_the_address_keeps_what_was_typed_until_the_reader_moves(page: Any, g
     fight = next(i for i, s in enumerate(build_replay(game.trace).games[0].steps) if s["k"] == "fight")
     page.goto(path.as_uri() + f"#step={fight}")
     _no_sideways_scroll(page)
+    page.evaluate("window.scrollTo(0, 0)")
     _shot(page, "replay-desktop")
+    assert page.errors == []
+
+
+def test_the_replay_plays_by_day_at_a_chosen_speed(page: Any, game: GameResult, tmp_path: Path) -> None:
+    path = write_page(build_replay(game.trace), tmp_path / "g.html")
+    page.goto(path.as_uri() + "#step=0")
+    page.select_option("#unit", "day")
+    page.select_option("#speed", "4")
+    page.click("#play")
+    page.wait_for_function("() => EconomancyReplay.current().step > 0")
+    page.click("#play")  # pause
+    at = page.evaluate("EconomancyReplay.current().step")
+    steps = page.evaluate("EconomancyReplay.data.games[0].steps.map(s => s.D)")
+    assert steps[at] != steps[at - 1], "playing by day stopped inside a day"
     assert page.errors == []
 
 
@@ -242,9 +257,9 @@ def test_8_the_result_filter_is_the_chosen_bots_and_cells_link_to_games(
     page.goto(out.as_uri())
     rows = page.locator("#game-list tbody tr")
     total = rows.count()
-    won_by_random = sum(1 for r in page.evaluate(
-        "[...document.querySelectorAll('#game-list tbody tr')].map(t => JSON.parse(t.dataset.seatResults)[JSON.parse(t.dataset.bots).indexOf('random')])"
-    ) if r in ("points", "elimination", "win"))
+    with Store.open(out.parent / "r.sqlite") as store:
+        games = store.games()
+    won_by_random = sum(1 for g in games if g.winner is not None and g.seats[g.winner] == "random")
     page.select_option("#f-bot", "random")
     page.select_option("#f-result", "win")
     shown = page.locator("#game-list tbody tr:not([hidden])").count()
@@ -275,17 +290,24 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 
 
 def test_3_the_lobby_fits_a_phone(server: Any, phone: Any, page: Any) -> None:
+    ladder = [sys.executable, "-c", "from tournaments.cli import ladder_main; ladder_main()", "add"]
+    for name, bot in (("a-bot-with-a-rather-long-name", "random"), ("expert-of-the-ladder", "expert")):
+        subprocess.run([*ladder, name, bot, "--db", str(server.db)], check=True, capture_output=True, timeout=120, cwd=ROOT)
     phone.goto(server.url + "/")
     phone.wait_for_selector("select.opponent option[value=expert]", state="attached")
+    phone.wait_for_function("() => document.querySelectorAll('table.standings tbody tr').length === 2",
+                            timeout=30_000)  # the server looks at the ladder every 3 s
     phone.click("#add-opponent")
     _no_sideways_scroll(phone)
     for selector in ("select.opponent", ".opponent-row button", "select[name=people_timeout]", "input[name=max_days]",
-                     "#start", "#join button"):
+                     "#start", "#join button", "table.standings"):
         _on_screen(phone, selector)
     _shot(phone, "lobby-phone", full=True)
     page.set_viewport_size(DESKTOP)
     page.goto(server.url + "/")
     page.wait_for_selector("select.opponent option[value=expert]", state="attached")
+    page.wait_for_selector("table.standings")
+    assert page.locator("table.standings th").count() == 9  # a desktop shows every column
     _shot(page, "lobby-desktop")
     assert phone.errors == [] and page.errors == []
 
@@ -293,6 +315,11 @@ def test_3_the_lobby_fits_a_phone(server: Any, phone: Any, page: Any) -> None:
 def _api(server: Any, path: str) -> Any:
     with urllib.request.urlopen(server.url + path, timeout=30) as r:
         return json.loads(r.read())
+
+
+def _defense(pile: Any) -> int:
+    text = pile.locator(".ect-def").inner_text().strip()
+    return int(text) if text.isdigit() else -1
 
 
 def _play_as_a_person(server: Any, pg: Any, name: str, shots: str, max_days: int = 10) -> dict[str, Any]:
@@ -331,20 +358,22 @@ def _play_as_a_person(server: Any, pg: Any, name: str, shots: str, max_days: int
             piles = pg.locator(".ect-shop .ect-pile.ect-clickable")
             if piles.count():
                 assert "Buy a highlighted card" in prompt
-                piles.last.click()  # the dearest card it can afford, to have defenders
+                # The sturdiest defender it can afford: a person with a card to defend stays in the game.
+                sturdy = max(range(piles.count()), key=lambda k: (_defense(piles.nth(k)), -k))
+                piles.nth(sturdy).click()
             else:
                 assert "cannot afford" in prompt and "highlighted" not in prompt
                 pg.click("#pass")
         elif pg.locator("#stop").count():
             seen["attack"] = 1
-            _shot(pg, f"{shots}-attack")
+            _shot(pg, f"{shots}-fight")
             offered = pg.locator("#controls .choice")
             (offered.first.click() if offered.count() else pg.click("#stop"))
         else:  # defending: the offered choices say what each card would do
             seen["defend"] = 1
             offered = pg.locator("#controls .choice")
             assert offered.count() and re.search(r"(holds|faints) against", offered.first.inner_text())
-            _shot(pg, f"{shots}-defend")
+            _shot(pg, f"{shots}-fight")
             offered.first.click()
         moves += 1
         pg.wait_for_timeout(50)
@@ -358,8 +387,8 @@ def _play_as_a_person(server: Any, pg: Any, name: str, shots: str, max_days: int
 
 def test_a_person_plays_expert_to_the_end_on_a_phone(server: Any, phone: Any, page: Any) -> None:
     """The whole game by clicking only offered moves (defects 1, 6, 7, 11 on the way)."""
-    played = _play_as_a_person(server, phone, "Ada", "game-phone")
-    assert played["invests"] >= 1 and played["moves"] >= 3
+    played = _play_as_a_person(server, phone, "Ada", "game-phone", max_days=12)
+    assert played["invests"] >= 4, "the person left the game before day 4: defect 1 was not reached"
     game_id = played["id"]
     # Defect 7: one count of days: the lobby's list, the store and the replay agree.
     lobby = phone.evaluate("""() => fetch('/api/lobby').then(r => r.json())""")
@@ -382,6 +411,45 @@ def test_a_person_plays_expert_on_a_desktop_with_pacing_and_help(server: Any, pa
     played = _play_as_a_person(server, page, "Grace", "game-desktop", max_days=6)
     assert played["moves"] >= 2
     assert "Reading the table" in page.locator(".side .help").inner_text()
+    assert page.errors == []
+
+
+def test_a_person_who_lets_the_clock_run_out_is_warned_and_invests_nothing(server: Any, page: Any) -> None:
+    """The page warns before the time is up, then plays the default move
+    (invest 0) instead of letting the referee forfeit the person."""
+    page.goto(server.url + "/")
+    page.wait_for_selector("select.opponent option[value=random]", state="attached")
+    page.fill("input[name=name]", "Slow")
+    page.select_option("select[name=people_timeout]", "30")
+    page.select_option("select.opponent", "random")
+    page.click("#start")
+    page.wait_for_selector("#invest")
+    page.wait_for_selector("#clock:has-text('then you invest 0')", timeout=60_000)
+    page.wait_for_selector("#log li:has-text('Slow invests 0')", timeout=60_000)
+    assert "forfeit" not in page.locator("#banner").inner_text()
+    assert page.errors == []
+
+
+def test_a_spectator_steps_back_and_returns_to_live(server: Any, page: Any) -> None:
+    page.goto(server.url + "/")
+    page.wait_for_selector("select.opponent option[value=expert]", state="attached")
+    page.fill("input[name=max_days]", "8")
+    page.select_option("select.opponent", "expert")
+    page.click("#add-opponent")
+    page.select_option("select.opponent >> nth=1", "random")
+    page.check("input[name=watch]")
+    page.click("#start")
+    page.wait_for_url("**/game/**")
+    page.wait_for_selector("#pace:not([hidden])")
+    page.wait_for_selector("#banner:has-text('Game over')", timeout=120_000)
+    page.wait_for_function("() => document.getElementById('pace-where').textContent === 'live'")
+    page.click("#pace-back")
+    page.click("#pace-back")
+    where = page.locator("#pace-where").inner_text()
+    total = int(where.rsplit(" ", 1)[1])
+    assert where == f"step {total - 2} of {total}"
+    page.click("#pace-live")
+    page.wait_for_function("() => document.getElementById('pace-where').textContent === 'live'")
     assert page.errors == []
 
 

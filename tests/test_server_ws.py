@@ -21,6 +21,7 @@ from driver.game import game_lines
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
+from driver.game import game_lines
 from serverlib import Server, env_with_server, random_move
 from tournaments.store import Store
 
@@ -83,7 +84,7 @@ def test_a_connected_bot_plays_our_bot_and_the_game_is_stored(server: Server) ->
         [rec] = store.games(key=game["id"], with_blobs=True)
     assert game_lines(rec.trace_lines())[0].startswith(b'{"day":1')
     html = _get_text(server, f"/replay/{game['id']}")
-    assert "wsbot (connected bot)" in html and "<script" in html  # as the live page names it
+    assert "wsbot (connected bot)" in html and "remote:wsbot" not in html and "<script" in html  # as the live page names it
     bot.close()
 
 

@@ -18,7 +18,6 @@ import orjson
 import pytest
 
 from driver.game import game_lines
-
 from tournaments.store import GameRecord, Store, compress_lines
 
 BOTS = Path(__file__).parent / "bots_tournament"

@@ -272,3 +272,11 @@ def test_a_missing_folder_is_not_created_and_an_unused_new_file_is_removed(tmp_p
     Store.open(tmp_path / "kept.sqlite").close()
     assert not Store.open(tmp_path / "kept.sqlite").discard_if_unused()  # not made by this Store
     assert (tmp_path / "kept.sqlite").exists()
+
+
+def test_the_trace_header_is_not_part_of_a_games_course() -> None:
+    from tournaments.store import trace_digest
+
+    course = [b'{"day":1}', b"[0]"]
+    assert trace_digest([b'{"meta":"header","seats":["a","b"]}', *course]) == trace_digest(course)
+    assert trace_digest([b'{"meta":"header","seats":["b","a"]}', *course]) == trace_digest(course)

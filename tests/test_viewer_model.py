@@ -266,3 +266,40 @@ def test_every_golden_trace_reads_and_its_fights_agree_with_the_next_state(path:
             assert lost == collections.Counter([d["c"]] if d["faint"] else [])
         for p in ev["out"]:
             assert after["players"][p][2] == []
+
+
+def _played() -> Any:
+    from driver.botspec import parse_bot
+    from driver.game import GameOptions, play_game
+
+    return play_game([parse_bot("random"), parse_bot("random")], GameOptions(max_days=4, seed=1, opening=(1, 0)))
+
+
+def test_the_trace_header_names_the_seats_and_a_cut_last_line_is_shown_up_to_it() -> None:
+    result = _played()
+    data = b"".join(line + b"\n" for line in result.trace)
+    assert build_replay(data).games[0].names == ["random", "random"]
+    assert build_replay(data, ["a", "b"]).games[0].names == ["a", "b"]  # given names win
+    cut = data[: data.rfind(b"\n", 0, len(data) // 2) + 25]
+    game = build_replay(cut).games[0]
+    assert game.steps[-1]["k"] == "cut" and "cut mid-line" in game.steps[-1]["ev"]["reason"]
+    with pytest.raises(TraceError, match="not JSON"):  # a whole line that is not JSON is still an error
+        build_replay(cut + b"\n")
+
+
+def test_think_times_and_the_openings_moves_are_on_their_decisions() -> None:
+    result = _played()
+    asks = [s for s in build_replay(result.trace, times=result.answer_times).games[0].steps if s["k"] == "ask"]
+    assert [s.get("o") for s in asks[:3]] == [1, 1, None]  # the opening's two moves, then the bots'
+    assert all(isinstance(s["t"], float) for s in asks[2:] if s["a"] is not None)
+    assert all("t" not in s and "o" not in s for s in build_replay(result.trace).games[0].steps)
+
+
+def test_a_timeout_is_marked_as_such_not_as_an_illegal_move() -> None:
+    hands = [(3, 1, ["Sorcerer's Stipend"])] * 2
+    one = state({"name": "investing"}, hands, player=0)
+    fault = state({"name": "fault", "forfiet": 0, "reason": "timeout: no answer within 1 s"}, hands)
+    game = build_replay("\n".join([one, '"timeout"', fault])).games[0]
+    assert game.steps[0]["m"] == {"bad": True, "timeout": True}
+    game = build_replay("\n".join([one, '"timeout"', fault.replace("timeout: no answer", "answer is not JSON")])).games[0]
+    assert "timeout" not in game.steps[0]["m"]

@@ -88,15 +88,17 @@ def view_trace(trace: str, output: Path | None, open_: bool, *, pdf: Path | None
     emit_replay(replay, output or default, open_, pdf, png, every)
 
 
-def write_run_replay(trace: Sequence[bytes], names: Sequence[str], stderr: Sequence[bytes], out: BinaryIO) -> None:
+def write_run_replay(trace: Sequence[bytes], names: Sequence[str], stderr: Sequence[bytes], out: BinaryIO,
+                     times: Sequence[float | None] = ()) -> None:
     """`driver run --view`: the page of the game just played, with the bots'
-    names and the faulting bot's standard error, written into `out` (the
-    file run opened before its bots started, see `driver.safefile`)."""
+    names, the faulting bot's standard error and each answer's think time,
+    written into `out` (the file run opened before its bots started, see
+    `driver.safefile`)."""
     from viewer.model import build_replay
     from viewer.page import replay_page
 
     replay = build_replay(trace, names, title="Economancy: " + " vs ".join(names),
-                          stderr=[e.decode("utf-8", "replace") for e in stderr])
+                          stderr=[e.decode("utf-8", "replace") for e in stderr], times=times)
     out.seek(0)
     out.truncate()
     out.write(replay_page(replay).encode("utf-8"))

@@ -19,6 +19,10 @@ Steps, in order, each with the state to draw (an index into `states`):
   winner or a draw; a forfeit; a game cut off when its referee was
   stopped; a trace that simply stops).
 
+A decision of a stored game also carries ``t``, the seconds its answer
+took, or ``o: 1`` when it was an opening move the referee played (from the
+store's answer times); ``m.timeout`` marks the referee's "timeout" line.
+
 Everything a bot wrote (answers, reasons, names, standard error) is kept
 as text, bounded; the page escapes it. Integers beyond what a JavaScript
 number holds exactly (Magic Bean Stock compounds past 2**62) are written
@@ -137,6 +141,9 @@ def _parse(data: bytes | str | Iterable[bytes | str]) -> tuple[list[_Line], Trac
     """The lines up to the first that is not JSON, and that line's error
     (None: every line read). A trace copied while it was written ends
     mid-line: the caller shows what came before and says it is cut."""
+    # A line cut while it was written has no line break after it; a whole
+    # line that is not JSON (it has one) is an error wherever it is.
+    open_end = not data.endswith(b"\n" if isinstance(data, bytes) else "\n") if isinstance(data, (bytes, str)) else True
     lines: Iterator[bytes | str] = iter(data.splitlines() if isinstance(data, (bytes, str)) else data)
     out = []
     for number, line in enumerate(lines, 1):
@@ -153,7 +160,7 @@ def _parse(data: bytes | str | Iterable[bytes | str]) -> tuple[list[_Line], Trac
             snippet = printable(line if isinstance(line, str) else line.decode("utf-8", "replace"))
             error = TraceError(f"line {number}: not JSON ({getattr(e, 'msg', e)}): {_text(snippet, 80)}")
             error.line = number  # type: ignore[attr-defined]
-            error.last = not any(rest.strip() for rest in lines)  # type: ignore[attr-defined]
+            error.last = open_end and not any(rest.strip() for rest in lines)  # type: ignore[attr-defined]
             return out, error
     return out, None
 
