@@ -110,6 +110,7 @@ def test_an_illegal_move_is_explained_and_asked_again(tmp_path: Path) -> None:
     child.sendline("gold")
     child.expect(r"You buy Gold Fish")
     child.expect(r"How much do you invest\?")
+    child.expect(">")  # the prompt is up (typed before it, Ctrl+D is the line discipline's, not a key)
     child.sendcontrol("d")
     child.expect(pexpect.EOF)
     child.close()
