@@ -63,7 +63,8 @@ EXIT_LEFT = 5
 MAX_NAME = 40
 """Characters of a person's --name."""
 
-_REFRESH = 0.1  # seconds between redraws of the news while the person is not asked
+_REFRESH = 0.2  # seconds between redraws of the news while the person is not asked, at least
+_REFRESH_SHARE = 0.2  # and at most this share of a core spent redrawing (a long game's view costs more)
 
 
 def check_name(name: str) -> str:
@@ -209,6 +210,7 @@ class Terminal:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._finished: asyncio.Event | None = None
         self._refresh_due = False
+        self._build_seconds = 0.0  # what the last view of the trace took to build
         self._reader: _LineReader | None = None
         self._session: Any = None
 
@@ -284,14 +286,16 @@ class Terminal:
             return
         self._refresh_due = True
         assert self._loop is not None
-        self._loop.call_later(_REFRESH, self._refresh)
+        self._loop.call_later(max(_REFRESH, self._build_seconds / _REFRESH_SHARE), self._refresh)
 
     def _refresh(self) -> None:
         self._refresh_due = False
         if self.asking is not None or self.final is not None or self.seat.left is not None:
             return
+        began = time.monotonic()
         view = self._view()
-        if view is not None and not view.get("result"):  # the end is told with the final table
+        self._build_seconds = time.monotonic() - began
+        if view is not None and not _over(view):  # the end is told with the final table
             self._tell_news(view, len(view["steps"]))
 
     # -- the screen ------------------------------------------------------------
@@ -299,8 +303,11 @@ class Terminal:
     def _tell_news(self, view: dict[str, Any], upto: int) -> None:
         from driver.screen import event_steps, render_events
 
-        render_events(self.console, view, event_steps(view, self.shown, self.me), self.me)
+        news = event_steps(view, self.shown, self.me)
+        render_events(self.console, view, news, self.me)
         self.shown = max(self.shown, upto)
+        if any(self.me in (step.get("ev") or {}).get("out", ()) for step in news) and not _over(view):
+            self.console.print("You are out of the game; the others play on (Ctrl+C leaves).", style="bold")
 
     def _tell_end(self) -> None:
         from driver.screen import render_board
@@ -413,6 +420,12 @@ class Terminal:
         link = getattr(self, "link", None)
         if link is not None:
             link.close_answers(reason)
+
+
+def _over(view: dict[str, Any]) -> bool:
+    """Whether the view shows a game that ended (the live view of a game in
+    progress reads as a trace cut short: result kind "cut")."""
+    return view.get("result", {}).get("kind") not in (None, "cut")
 
 
 def _prompt_session() -> Any:

@@ -210,3 +210,22 @@ def test_the_sentences_are_the_replay_pages(tmp_path) -> None:
     )
     page = json.loads(subprocess.run([node, "-e", script], capture_output=True, check=True, timeout=120).stdout)
     assert [ours for _, ours in cases] == page
+
+
+def test_a_game_in_progress_is_not_over() -> None:
+    """The live view of a game in progress reads as a trace cut short
+    (result "cut"): the news of the others' play must still be told."""
+    from driver.play import _over
+    from protocol.exactjson import dumps
+    from server.live import build_view
+
+    game = Game(2, max_days=1)
+    lines = []
+    while not game.is_over:
+        for seat in game.pending():
+            lines.append(dumps({**game.to_wire(), "player": seat}))
+            move = 0 if game.phase == INVESTING else PASS
+            lines.append(dumps([move if move != PASS else "Pass"]))
+            game.play(seat, move)
+    assert not _over(build_view(lines[:4], ["a", "b"], None))
+    assert _over(build_view(lines + [dumps(game.to_wire())], ["a", "b"], None))
