@@ -74,7 +74,7 @@ def check_name(name: str) -> str:
     if not name or len(name) > MAX_NAME:
         raise ValueError(f"a name is 1 to {MAX_NAME} characters, not {len(name)}")
     if printable(name) != name or not name.isprintable():
-        raise ValueError(f"a name must be printable text: {printable(name)!r}")
+        raise ValueError(f"a name must be printable text, not {printable(name)}")
     return name
 
 
@@ -156,7 +156,11 @@ class _LineReader:
         self.buffer = bytearray()
         self.eof = False
         self.ready = asyncio.Event()
-        asyncio.get_running_loop().add_reader(fd, self._on_readable)
+        try:
+            asyncio.get_running_loop().add_reader(fd, self._on_readable)
+            self.polled = True
+        except PermissionError:  # a regular file (`< moves.txt`): never waits, read it as it is
+            self.polled = False
 
     def _on_readable(self) -> None:
         try:
@@ -167,7 +171,8 @@ class _LineReader:
             data = b""
         if not data:
             self.eof = True
-            asyncio.get_running_loop().remove_reader(self.fd)
+            if self.polled:
+                asyncio.get_running_loop().remove_reader(self.fd)
         self.buffer += data
         self.ready.set()
 
@@ -178,6 +183,9 @@ class _LineReader:
                 line = bytes(self.buffer[:nl])
                 del self.buffer[: nl + 1]
                 return line.decode("utf-8", "replace")
+            if not self.polled and not self.eof:
+                self._on_readable()
+                continue
             if self.eof:
                 if self.buffer:
                     line = bytes(self.buffer)
@@ -361,6 +369,9 @@ class Terminal:
                     return
         except KeyboardInterrupt:
             self._leave("the person left the game (Ctrl+C)", 128 + signal.SIGINT)
+        except Exception as e:  # a screen that cannot ask must not leave the referee waiting for ever
+            self.error = e
+            self._leave("the screen failed: " + printable(f"{type(e).__name__}: {e}"), 1)
         finally:
             if self.asking is asyncio.current_task():
                 self.asking = None
@@ -495,11 +506,21 @@ def play_person(
                 BotGroup(ours).close(exit_grace=0.2, term_grace=0.3)
         seat.release()
         terminal.done.wait(5.0)
-        if terminal.error is not None and not isinstance(terminal.error, (KeyboardInterrupt, SystemExit)):
-            click.echo(f"driver: the screen failed: {printable(repr(terminal.error))}", err=True)
 
 
 # -- the commands ----------------------------------------------------------------
+
+def _trace_file(ctx: click.Context, param: click.Parameter, path: str | None) -> BinaryIO | None:
+    """--trace FILE, opened for writing; not "-": standard output is the screen."""
+    if path is None:
+        return None
+    if path == "-":
+        raise click.BadParameter("the screen is on standard output: give the trace a file", ctx=ctx, param=param)
+    try:
+        return click.open_file(path, "wb")  # type: ignore[return-value]
+    except OSError as e:
+        raise click.BadParameter(f"cannot write {path}: {e.strerror}", ctx=ctx, param=param) from None
+
 
 def play_options(f: Callable[..., Any]) -> Callable[..., Any]:
     """The options `driver play` and `evolve play` share, spelled and meaning
@@ -519,7 +540,8 @@ def play_options(f: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--seed", type=int, default=None, metavar="N",
                      help="The game's seed: our bots get one derived from it as --seed."),
         isolation_option,
-        click.option("--trace", "trace", type=click.File("wb"), default=None, metavar="FILE",
+        click.option("--trace", "trace", type=click.Path(dir_okay=False, allow_dash=True), default=None,
+                     callback=_trace_file, metavar="FILE",
                      help="Write the game's trace to FILE (`driver view FILE` replays it). [default: none]"),
     ]
     f = time_control_options(f)
@@ -558,13 +580,10 @@ def run_play(bots: Sequence[BotSpec], seat: int, name: str | None, options: Game
         name = check_name(name) if name is not None else default_name()
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="--name") from None
-    if trace is not None and getattr(trace, "name", None) in ("-", "<stdout>"):
-        raise click.BadParameter("the screen is on standard output: give the trace a file", param_hint="--trace")
     try:
         result = play_person(bots, seat, name, options, trace, clock=clock)
     except (Left, KeyboardInterrupt, Stopped) as e:
-        what = "you left" if isinstance(e, Left) else stop_reason(e)
-        click.echo(f"driver: {what}; game abandoned, its bots ended", err=True)
+        click.echo(f"driver: {stop_reason(e)}; game abandoned, its bots ended", err=True)
         sys.exit(stop_status(e))
     if result.fault is not None:
         if result.fault[0] != seat and result.moves == 0:  # a bot that never started: the screen told nothing

@@ -229,3 +229,21 @@ def test_a_game_in_progress_is_not_over() -> None:
             game.play(seat, move)
     assert not _over(build_view(lines[:4], ["a", "b"], None))
     assert _over(build_view(lines + [dumps(game.to_wire())], ["a", "b"], None))
+
+
+@pytest.mark.parametrize("args, message", [
+    (["random", "--seat", "2"], "Invalid value for --seat: a 2-player game has seats 0 to 1"),
+    (["random"] * 4, "a game is you and 1 to 3 bots, got 4 bots"),
+    (["random", "--name", "a\x1b[2Jb"], "Invalid value for --name: a name must be printable text, not a\\x1b[2Jb"),
+    (["random", "--name", "x" * 41], "Invalid value for --name: a name is 1 to 40 characters, not 41"),
+    (["random", "--trace", "-"], "the screen is on standard output: give the trace a file"),
+    (["random", "--bot-option", "rnd", "timeout=1"], "--bot-option names 'rnd', which is none of the bots"),
+])
+def test_usage_errors_before_any_bot_starts(args: list[str], message: str) -> None:
+    from click.testing import CliRunner
+
+    from driver.cli import driver
+
+    result = CliRunner().invoke(driver, ["play", *args])
+    assert result.exit_code == 2
+    assert message in result.output

@@ -274,3 +274,42 @@ def test_a_terminal_that_goes_away_ends_the_game_and_restores_the_terminal(tmp_p
     assert wait_until_gone(mark) == []
     last = orjson.loads((tmp_path / "t.jsonl").read_bytes().splitlines()[-1])
     assert last == {"meta": "aborted", "reason": "the referee was stopped (SIGHUP)"}
+
+
+def test_moves_read_from_a_file(tmp_path: Path) -> None:
+    """`driver play BOT < moves.txt`: a regular file cannot be polled; its
+    lines are read all the same."""
+    (tmp_path / "moves.txt").write_text("0\nworker\n0\npass\nquit\n")
+    with open(tmp_path / "moves.txt", "rb") as moves:
+        result = subprocess.run([DRIVER, "play", "random", "--seed", "1", "--isolation", "none"], stdin=moves,
+                                cwd=tmp_path, capture_output=True, timeout=120)
+    assert result.returncode == 5, result.stderr
+    assert b"You buy Worker" in result.stdout and b"> quit" in result.stdout
+
+
+def test_a_screen_that_fails_abandons_the_game(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An error on the person's side ends the game with its reason, instead
+    of leaving the referee waiting for an answer that cannot come (the
+    person has no clock)."""
+    import io
+
+    import driver.play as play
+    from driver.botspec import parse_bot
+    from driver.game import GameOptions
+    from driver.screen import make_console
+    from driver.signals import Left
+
+    def broken(*args: object) -> None:
+        raise RuntimeError("no keyboard")
+
+    monkeypatch.setattr(play, "read_input", broken)
+    read, write = os.pipe()
+    os.write(write, b"0\n")
+    monkeypatch.setattr(sys, "stdin", os.fdopen(read, "r"))
+    trace = io.BytesIO()
+    with pytest.raises(Left) as left:
+        play.play_person([parse_bot("random")], 0, "ada", GameOptions(isolation="none"), trace,
+                         interactive=False, console=make_console(io.StringIO()))
+    assert left.value.reason == "the screen failed: RuntimeError: no keyboard" and left.value.status == 1
+    assert orjson.loads(trace.getvalue().splitlines()[-1]) == {"meta": "aborted", "reason": left.value.reason}
+    os.close(write)
