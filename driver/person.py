@@ -37,6 +37,9 @@ class Move:
 
     value: int | str
     words: str
+    warning: str = ""
+    """Legal but almost surely a slip (a card none is left of: paid for,
+    not got): said once, and the move taken if typed again."""
 
 
 @dataclass(frozen=True)
@@ -201,7 +204,12 @@ def _buy(line: str, game: Game, me: int) -> Move | Refusal:
                 return Refusal(f"{other} is not sold in this game")
             return Refusal(why)
         card = NAMES.index(name)
-    return _legal(game, me, card, f"buy {NAMES[card]}")
+    move = _legal(game, me, card, f"buy {NAMES[card]}")
+    if isinstance(move, Move) and game.shop()[card] == 0:
+        cost = CARDS[card].cost
+        return Move(move.value, move.words, f"no {NAMES[card]} is left: you would pay {cost} coin{'s' if cost != 1 else ''}"
+                                            f" and get nothing (type it again to do so anyway)")
+    return move
 
 
 def _legal(game: Game, me: int, move: int, words: str) -> Move | Refusal:

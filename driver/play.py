@@ -349,12 +349,17 @@ class Terminal:
                 self._tell_news(view, len(view["steps"]) - 1)
                 render_board(self.console, view, view["steps"][-1]["s"], self.me)
             self.console.print(phase_question(game, self.me), style="bold")
+            warned: Move | None = None
             while True:
                 text = await self._read(deadline, game)
                 if text is None:
                     self._leave("the person left the game (Ctrl+D)", EXIT_LEFT)
                     return
                 said = read_input(text, game, self.me)
+                if isinstance(said, Move) and said.warning and said != warned:
+                    self.console.print(said.warning[0].upper() + said.warning[1:] + ".", style="yellow")
+                    warned = said
+                    continue
                 if isinstance(said, Move):
                     self.link.answer(dumps([said.value]))
                     sealed = state["phase"]["name"] in ("investing", "buy")
@@ -429,8 +434,16 @@ class Terminal:
             return
         self.seat.left = Left(reason, status)
         link = getattr(self, "link", None)
-        if link is not None:
-            link.close_answers(reason)
+        try:
+            if link is not None:
+                link.close_answers(reason)
+                return
+        except RuntimeError:  # the loop is gone (the thread is ending): close the pipe by hand
+            pass
+        fd = self.seat.net_answers_fd
+        if fd is not None:
+            self.seat.net_answers_fd = None
+            os.close(fd)
 
 
 def _over(view: dict[str, Any]) -> bool:

@@ -247,3 +247,19 @@ def test_usage_errors_before_any_bot_starts(args: list[str], message: str) -> No
     result = CliRunner().invoke(driver, ["play", *args])
     assert result.exit_code == 2
     assert message in result.output
+
+
+def test_a_sold_out_card_is_a_warning_not_a_refusal() -> None:
+    """Buying a card none is left of is legal (the player pays, gets
+    nothing): the screen warns once before sending it."""
+    game = Game(2)
+    game.play(0, 0), game.play(1, 0)
+    game.play(0, NAME_TO_ID["Magic Bean Stock"]), game.play(1, NAME_TO_ID["Magic Bean Stock"])  # 2 of 2
+    while game.phase != BUY:
+        for seat in game.pending():
+            game.play(seat, 0)
+    assert game.shop()[NAME_TO_ID["Magic Bean Stock"]] == 0
+    said = read_input("bean", game, 0)
+    assert isinstance(said, Move) and said.value == "Magic Bean Stock"
+    assert said.warning == "no Magic Bean Stock is left: you would pay 1 coin and get nothing (type it again to do so anyway)"
+    assert read_input("worker", game, 0).warning == ""  # type: ignore[union-attr]
