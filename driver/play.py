@@ -363,7 +363,8 @@ class Terminal:
                 if isinstance(said, Move):
                     self.link.answer(dumps([said.value]))
                     sealed = state["phase"]["name"] in ("investing", "buy")
-                    self.console.print(f"You {said.words}" + (" (sealed until everyone has answered)." if sealed else "."),
+                    after = " (sealed until everyone has answered)." if sealed else "."
+                    self.console.print(f"You {said.words}{after}",
                                        style="dim")
                     return
                 if isinstance(said, Refusal):

@@ -95,7 +95,8 @@ def describe(view: dict[str, Any], step: dict[str, Any], me: int | None = None) 
         return f"Investments revealed: {amounts}. {verdict}"
     if kind == "reveal":
         parts = [
-            _name(view, q) + (" passes" if c is None else (" buys " if got else " pays for but does not get ") + _card(c))
+            _name(view, q)
+            + (" passes" if c is None else (" buys " if got else " pays for but does not get ") + _card(c))
             for q, c, got in ev["choices"]
         ]
         return "Buys revealed: " + ", ".join(parts) + "."

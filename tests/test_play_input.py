@@ -261,5 +261,6 @@ def test_a_sold_out_card_is_a_warning_not_a_refusal() -> None:
     assert game.shop()[NAME_TO_ID["Magic Bean Stock"]] == 0
     said = read_input("bean", game, 0)
     assert isinstance(said, Move) and said.value == "Magic Bean Stock"
-    assert said.warning == "no Magic Bean Stock is left: you would pay 1 coin and get nothing (type it again to do so anyway)"
+    assert said.warning == ("no Magic Bean Stock is left: you would pay 1 coin and get nothing"
+                            " (type it again to do so anyway)")
     assert read_input("worker", game, 0).warning == ""  # type: ignore[union-attr]
