@@ -272,8 +272,8 @@ def render_board(console: Console, view: dict[str, Any], state_index: int, me: i
             entry.append(card["name"], style="bold" if seat == me else "")
             if card["atk"] is not None:
                 entry.append(f" {card['atk']}/{card['def']}", style="dim")
-            if uses:
-                entry.append(f" used {uses}", style="yellow")
+            if uses:  # one count for attacks and defences; a card acts while it is below its A (or D)
+                entry.append(f" used {uses}/{max(card['attacks'], card['defends'], 1)}", style="yellow")
             chosen = phase.get("attacker_card")
             if phase.get("name") == "attacking" and phase.get("attacker") == seat and type(chosen) is int \
                     and chosen == i // 2:

@@ -264,3 +264,17 @@ def test_a_sold_out_card_is_a_warning_not_a_refusal() -> None:
     assert said.warning == ("no Magic Bean Stock is left: you would pay 1 coin and get nothing"
                             " (type it again to do so anyway)")
     assert read_input("worker", game, 0).warning == ""  # type: ignore[union-attr]
+
+
+def test_a_used_card_shows_its_uses_out_of_its_limit() -> None:
+    """Uses left, on the board: the attacker's Ghost after its attack reads
+    `used 1/1` (the wire's uses count attacks and defences together)."""
+    from protocol.exactjson import dumps
+    from server.live import build_view
+
+    game = _attack()
+    game.play(0, 1)  # the Ghost attacks
+    view = build_view([], ["alice", "bob"], dumps({**game.to_wire(), "player": 1}))
+    out = io.StringIO()
+    render_board(make_console(out), view, 0, 1)
+    assert "#1 Ghost 3/2 used 1/1 attacking" in out.getvalue()
