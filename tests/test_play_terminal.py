@@ -313,3 +313,25 @@ def test_a_screen_that_fails_abandons_the_game(tmp_path: Path, monkeypatch: pyte
     assert left.value.reason == "the screen failed: RuntimeError: no keyboard" and left.value.status == 1
     assert orjson.loads(trace.getvalue().splitlines()[-1]) == {"meta": "aborted", "reason": left.value.reason}
     os.close(write)
+
+
+def test_a_remote_bot_is_an_opponent_like_any(tmp_path: Path) -> None:
+    """`driver play remote:NAME`: a bot connected to a game server (`driver
+    connect`) plays the person through its relay, as under `driver run`."""
+    from serverlib import Server
+
+    server = Server(tmp_path / "server.sqlite").start()
+    env = {**os.environ, "ECONOMANCY_SERVER": server.url}
+    bridge = subprocess.Popen([DRIVER, "connect", server.url, "random", "--name", "faraway", "--token", "y" * 20],
+                              stderr=open(tmp_path / "bridge.log", "wb"), env=env)
+    try:
+        result = subprocess.run([DRIVER, "play", "remote:faraway", "--max-days", "3", "--trace", "t.jsonl"],
+                                input=b"0\n" * 40, cwd=tmp_path, capture_output=True, timeout=120, env=env)
+        assert result.returncode in (0, 3), result.stderr
+        assert b"against remote:faraway." in result.stdout and b"Game over" in result.stdout
+        final = orjson.loads((tmp_path / "t.jsonl").read_bytes().splitlines()[-1])
+        assert final["phase"]["name"] == "end"
+    finally:
+        bridge.terminate()
+        bridge.wait(30)
+        server.stop()
