@@ -296,7 +296,7 @@ def render_board(console: Console, view: dict[str, Any], state_index: int, me: i
             entry.append(f" {card['points']}pt", style="bold")
         entries.append(entry)
     console.print(shop + Text("(number to buy, price in coins, attack/defense, left; 0: pass)", style="dim"))
-    half = (len(entries) + 1) // 2
+    half = (len(entries) + 1) // 2 if console.width >= 78 else len(entries)  # two columns where they fit
     for row in range(half):
         line = Text(" ")
         line.append_text(entries[row])

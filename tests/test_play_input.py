@@ -278,3 +278,17 @@ def test_a_used_card_shows_its_uses_out_of_its_limit() -> None:
     out = io.StringIO()
     render_board(make_console(out), view, 0, 1)
     assert "#1 Ghost 3/2 used 1/1 attacking" in out.getvalue()
+
+
+def test_a_narrow_terminal_gets_one_shop_column() -> None:
+    from protocol.exactjson import dumps
+    from rich.console import Console
+    from server.live import build_view
+
+    game = Game(2)
+    view = build_view([], ["alice", "bob"], dumps({**game.to_wire(), "player": 0}))
+    out = io.StringIO()
+    render_board(Console(file=out, width=60, markup=False, highlight=False), view, 0, 0)
+    lines = out.getvalue().splitlines()
+    assert max(len(x) for x in lines) <= 60
+    assert sum(1 for x in lines if "c " in x and "/" in x and " x" in x) == 8  # one pile a line
