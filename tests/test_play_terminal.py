@@ -27,7 +27,7 @@ QUESTIONS = [
     r"[A-Za-z' ]+ \(attack \d, defense \d\) attacks you: which card defends\?",
     r"What do you buy\?",
     r"You win!|You lose\.|A draw\.|You forfeit\.|The game ends in a forfeit\.",
-    r"Not allowed|not allowed|You have no|cannot|no card",
+    r"Not allowed|not allowed|You have no|cannot|no card|is left: you would pay",
 ]
 ANSI = re.compile(rb"\x1b\[[0-9;?]*[A-Za-z]")
 
@@ -59,7 +59,7 @@ def _play_to_the_end(child: "pexpect.spawn") -> str:
             child.sendline("worker")
         elif which == 4:
             return child.match.group(0).decode()
-        else:  # refused: an unaffordable Worker, a card that cannot defend
+        else:  # refused: an unaffordable Worker, a card that cannot defend; warned: no Worker left
             refused_at.append(1)
             child.sendline("pass" if len(refused_at) == 1 else str(len(refused_at)))
 
