@@ -1,4 +1,6 @@
-"""The `driver` command: run a game, check a bot, print the message schema."""
+"""The `driver` command: run a game, check a bot, print the message schema;
+`driver play` (driver/play.py) and `driver serve`/`connect` (server/cli.py)
+are added from their modules."""
 
 from __future__ import annotations
 
@@ -352,6 +354,7 @@ def _add_play_command() -> None:
     """`driver play` (a person against bots in this terminal) lives in driver/play.py."""
     from driver.play import play
 
+    play.epilog = BOT_FORMS.replace("driver run", "driver play") + "\n\n" + (play.epilog or "")
     driver.add_command(play)
 
 

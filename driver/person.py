@@ -37,6 +37,9 @@ class Move:
 
     value: int | str
     words: str
+    warning: str = ""
+    """Legal but almost surely a slip (a card none is left of: paid for,
+    not got): said once, and the move taken if typed again."""
 
 
 @dataclass(frozen=True)
@@ -201,7 +204,13 @@ def _buy(line: str, game: Game, me: int) -> Move | Refusal:
                 return Refusal(f"{other} is not sold in this game")
             return Refusal(why)
         card = NAMES.index(name)
-    return _legal(game, me, card, f"buy {NAMES[card]}")
+    move = _legal(game, me, card, f"buy {NAMES[card]}")
+    if isinstance(move, Move) and game.shop()[card] == 0:
+        cost = CARDS[card].cost
+        coins = f"{cost} coin{'s' if cost != 1 else ''}"
+        return Move(move.value, move.words,
+                    f"no {NAMES[card]} is left: you would pay {coins} and get nothing (type it again to do so anyway)")
+    return move
 
 
 def _legal(game: Game, me: int, move: int, words: str) -> Move | Refusal:
@@ -222,9 +231,11 @@ def _explain(game: Game, me: int, move: int, reason: str) -> str:
         card = CARDS[game.cards(me)[move][0]]
         uses = game.cards(me)[move][1]
         if game.phase == ATTACKING:
-            can = "cannot attack" if card.attacks == 0 else f"has attacked {uses} of {card.attacks} times this attack phase"
+            can = ("cannot attack" if card.attacks == 0
+                   else f"has attacked {uses} of {card.attacks} times this attack phase")
         else:
-            can = "cannot defend" if not card.can_defend else f"has defended {uses} of {card.defends} times this attack phase"
+            can = ("cannot defend" if not card.can_defend
+                   else f"has defended {uses} of {card.defends} times this attack phase")
         return f"{card.name} (#{move}) {can}: not allowed ({reason})"
     return f"not allowed: {reason}"
 

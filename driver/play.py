@@ -63,7 +63,8 @@ EXIT_LEFT = 5
 MAX_NAME = 40
 """Characters of a person's --name."""
 
-_REFRESH = 0.1  # seconds between redraws of the news while the person is not asked
+_REFRESH = 0.2  # seconds between redraws of the news while the person is not asked, at least
+_REFRESH_SHARE = 0.2  # and at most this share of a core spent redrawing (a long game's view costs more)
 
 
 def check_name(name: str) -> str:
@@ -73,7 +74,7 @@ def check_name(name: str) -> str:
     if not name or len(name) > MAX_NAME:
         raise ValueError(f"a name is 1 to {MAX_NAME} characters, not {len(name)}")
     if printable(name) != name or not name.isprintable():
-        raise ValueError(f"a name must be printable text: {printable(name)!r}")
+        raise ValueError(f"a name must be printable text, not {printable(name)}")
     return name
 
 
@@ -155,7 +156,11 @@ class _LineReader:
         self.buffer = bytearray()
         self.eof = False
         self.ready = asyncio.Event()
-        asyncio.get_running_loop().add_reader(fd, self._on_readable)
+        try:
+            asyncio.get_running_loop().add_reader(fd, self._on_readable)
+            self.polled = True
+        except PermissionError:  # a regular file (`< moves.txt`): never waits, read it as it is
+            self.polled = False
 
     def _on_readable(self) -> None:
         try:
@@ -166,7 +171,8 @@ class _LineReader:
             data = b""
         if not data:
             self.eof = True
-            asyncio.get_running_loop().remove_reader(self.fd)
+            if self.polled:
+                asyncio.get_running_loop().remove_reader(self.fd)
         self.buffer += data
         self.ready.set()
 
@@ -177,6 +183,9 @@ class _LineReader:
                 line = bytes(self.buffer[:nl])
                 del self.buffer[: nl + 1]
                 return line.decode("utf-8", "replace")
+            if not self.polled and not self.eof:
+                self._on_readable()
+                continue
             if self.eof:
                 if self.buffer:
                     line = bytes(self.buffer)
@@ -209,6 +218,7 @@ class Terminal:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._finished: asyncio.Event | None = None
         self._refresh_due = False
+        self._build_seconds = 0.0  # what the last view of the trace took to build
         self._reader: _LineReader | None = None
         self._session: Any = None
 
@@ -284,14 +294,16 @@ class Terminal:
             return
         self._refresh_due = True
         assert self._loop is not None
-        self._loop.call_later(_REFRESH, self._refresh)
+        self._loop.call_later(max(_REFRESH, self._build_seconds / _REFRESH_SHARE), self._refresh)
 
     def _refresh(self) -> None:
         self._refresh_due = False
         if self.asking is not None or self.final is not None or self.seat.left is not None:
             return
+        began = time.monotonic()
         view = self._view()
-        if view is not None and not view.get("result"):  # the end is told with the final table
+        self._build_seconds = time.monotonic() - began
+        if view is not None and not _over(view):  # the end is told with the final table
             self._tell_news(view, len(view["steps"]))
 
     # -- the screen ------------------------------------------------------------
@@ -299,8 +311,11 @@ class Terminal:
     def _tell_news(self, view: dict[str, Any], upto: int) -> None:
         from driver.screen import event_steps, render_events
 
-        render_events(self.console, view, event_steps(view, self.shown, self.me), self.me)
+        news = event_steps(view, self.shown, self.me)
+        render_events(self.console, view, news, self.me)
         self.shown = max(self.shown, upto)
+        if any(self.me in (step.get("ev") or {}).get("out", ()) for step in news) and not _over(view):
+            self.console.print("You are out of the game; the others play on (Ctrl+C leaves).", style="bold")
 
     def _tell_end(self) -> None:
         from driver.screen import render_board
@@ -334,16 +349,22 @@ class Terminal:
                 self._tell_news(view, len(view["steps"]) - 1)
                 render_board(self.console, view, view["steps"][-1]["s"], self.me)
             self.console.print(phase_question(game, self.me), style="bold")
+            warned: Move | None = None
             while True:
                 text = await self._read(deadline, game)
                 if text is None:
                     self._leave("the person left the game (Ctrl+D)", EXIT_LEFT)
                     return
                 said = read_input(text, game, self.me)
+                if isinstance(said, Move) and said.warning and said != warned:
+                    self.console.print(said.warning[0].upper() + said.warning[1:] + ".", style="yellow")
+                    warned = said
+                    continue
                 if isinstance(said, Move):
                     self.link.answer(dumps([said.value]))
                     sealed = state["phase"]["name"] in ("investing", "buy")
-                    self.console.print(f"You {said.words}" + (" (sealed until everyone has answered)." if sealed else "."),
+                    after = " (sealed until everyone has answered)." if sealed else "."
+                    self.console.print(f"You {said.words}{after}",
                                        style="dim")
                     return
                 if isinstance(said, Refusal):
@@ -354,6 +375,9 @@ class Terminal:
                     return
         except KeyboardInterrupt:
             self._leave("the person left the game (Ctrl+C)", 128 + signal.SIGINT)
+        except Exception as e:  # a screen that cannot ask must not leave the referee waiting for ever
+            self.error = e
+            self._leave("the screen failed: " + printable(f"{type(e).__name__}: {e}"), 1)
         finally:
             if self.asking is asyncio.current_task():
                 self.asking = None
@@ -411,8 +435,22 @@ class Terminal:
             return
         self.seat.left = Left(reason, status)
         link = getattr(self, "link", None)
-        if link is not None:
-            link.close_answers(reason)
+        try:
+            if link is not None:
+                link.close_answers(reason)
+                return
+        except RuntimeError:  # the loop is gone (the thread is ending): close the pipe by hand
+            pass
+        fd = self.seat.net_answers_fd
+        if fd is not None:
+            self.seat.net_answers_fd = None
+            os.close(fd)
+
+
+def _over(view: dict[str, Any]) -> bool:
+    """Whether the view shows a game that ended (the live view of a game in
+    progress reads as a trace cut short: result kind "cut")."""
+    return view.get("result", {}).get("kind") not in (None, "cut")
 
 
 def _prompt_session() -> Any:
@@ -482,11 +520,21 @@ def play_person(
                 BotGroup(ours).close(exit_grace=0.2, term_grace=0.3)
         seat.release()
         terminal.done.wait(5.0)
-        if terminal.error is not None and not isinstance(terminal.error, (KeyboardInterrupt, SystemExit)):
-            click.echo(f"driver: the screen failed: {printable(repr(terminal.error))}", err=True)
 
 
 # -- the commands ----------------------------------------------------------------
+
+def _trace_file(ctx: click.Context, param: click.Parameter, path: str | None) -> BinaryIO | None:
+    """--trace FILE, opened for writing; not "-": standard output is the screen."""
+    if path is None:
+        return None
+    if path == "-":
+        raise click.BadParameter("the screen is on standard output: give the trace a file", ctx=ctx, param=param)
+    try:
+        return click.open_file(path, "wb")  # type: ignore[return-value]
+    except OSError as e:
+        raise click.BadParameter(f"cannot write {path}: {e.strerror}", ctx=ctx, param=param) from None
+
 
 def play_options(f: Callable[..., Any]) -> Callable[..., Any]:
     """The options `driver play` and `evolve play` share, spelled and meaning
@@ -506,7 +554,8 @@ def play_options(f: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--seed", type=int, default=None, metavar="N",
                      help="The game's seed: our bots get one derived from it as --seed."),
         isolation_option,
-        click.option("--trace", "trace", type=click.File("wb"), default=None, metavar="FILE",
+        click.option("--trace", "trace", type=click.Path(dir_okay=False, allow_dash=True), default=None,
+                     callback=_trace_file, metavar="FILE",
                      help="Write the game's trace to FILE (`driver view FILE` replays it). [default: none]"),
     ]
     f = time_control_options(f)
@@ -545,13 +594,10 @@ def run_play(bots: Sequence[BotSpec], seat: int, name: str | None, options: Game
         name = check_name(name) if name is not None else default_name()
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="--name") from None
-    if trace is not None and getattr(trace, "name", None) in ("-", "<stdout>"):
-        raise click.BadParameter("the screen is on standard output: give the trace a file", param_hint="--trace")
     try:
         result = play_person(bots, seat, name, options, trace, clock=clock)
     except (Left, KeyboardInterrupt, Stopped) as e:
-        what = "you left" if isinstance(e, Left) else stop_reason(e)
-        click.echo(f"driver: {what}; game abandoned, its bots ended", err=True)
+        click.echo(f"driver: {stop_reason(e)}; game abandoned, its bots ended", err=True)
         sys.exit(stop_status(e))
     if result.fault is not None:
         if result.fault[0] != seat and result.moves == 0:  # a bot that never started: the screen told nothing

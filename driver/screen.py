@@ -95,7 +95,8 @@ def describe(view: dict[str, Any], step: dict[str, Any], me: int | None = None) 
         return f"Investments revealed: {amounts}. {verdict}"
     if kind == "reveal":
         parts = [
-            _name(view, q) + (" passes" if c is None else (" buys " if got else " pays for but does not get ") + _card(c))
+            _name(view, q)
+            + (" passes" if c is None else (" buys " if got else " pays for but does not get ") + _card(c))
             for q, c, got in ev["choices"]
         ]
         return "Buys revealed: " + ", ".join(parts) + "."
@@ -209,6 +210,23 @@ def render_events(console: Console, view: dict[str, Any], steps: Sequence[dict[s
                 console.print(Text("    " + line, style="dim"))
 
 
+def _pack(entries: Sequence[Text], indent: str, gap: str, width: int) -> list[Text]:
+    """Entries on as few lines of `width` as they fit on, never broken
+    inside one (a card's name, levels and uses stay together)."""
+    rows: list[Text] = []
+    row = Text(indent)
+    for entry in entries:
+        if len(row.plain) > len(indent) and len(row.plain) + len(gap) + len(entry.plain) > width:
+            rows.append(row)
+            row = Text(indent)
+        if len(row.plain) > len(indent):
+            row.append(gap)
+        row.append_text(entry)
+    if len(row.plain) > len(indent):
+        rows.append(row)
+    return rows
+
+
 def render_board(console: Console, view: dict[str, Any], state_index: int, me: int, *, note: str = "") -> None:
     """The table at one state: the day and phase, each player's coins, buys,
     points and cards (# to type, attack/defense, uses), the shop (number to
@@ -244,25 +262,25 @@ def render_board(console: Console, view: dict[str, Any], state_index: int, me: i
         if tags:
             line.append("  " + ", ".join(tags), style="bold red" if "out" in tags or "forfeited" in tags else "bold")
         console.print(line)
-        cards = Text("   ")
+        entries = []
         for i in range(0, len(hand), 2):
             c, uses = hand[i], hand[i + 1]
             card = CARDS_TABLE[c] if c < len(CARDS_TABLE) else {"name": f"card {c}", "atk": None, "def": None,
                                                                  "attacks": 0, "defends": 0}
-            if i:
-                cards.append("  ")
-            cards.append(f"#{i // 2} ", style="dim")
-            cards.append(card["name"], style="bold" if seat == me else "")
+            entry = Text()
+            entry.append(f"#{i // 2} ", style="dim")
+            entry.append(card["name"], style="bold" if seat == me else "")
             if card["atk"] is not None:
-                cards.append(f" {card['atk']}/{card['def']}", style="dim")
-            if uses:
-                cards.append(f" used {uses}", style="yellow")
+                entry.append(f" {card['atk']}/{card['def']}", style="dim")
+            if uses:  # one count for attacks and defences; a card acts while it is below its A (or D)
+                entry.append(f" used {uses}/{max(card['attacks'], card['defends'], 1)}", style="yellow")
             chosen = phase.get("attacker_card")
             if phase.get("name") == "attacking" and phase.get("attacker") == seat and type(chosen) is int \
                     and chosen == i // 2:
-                cards.append(" attacking", style="bold red")
-        if hand:
-            console.print(cards)
+                entry.append(" attacking", style="bold red")
+            entries.append(entry)
+        for row in _pack(entries, "   ", "  ", console.width):
+            console.print(row)
     shop = Text("Shop ", style="bold")
     entries = []
     for k, c in enumerate(view["shop"]):
@@ -278,7 +296,7 @@ def render_board(console: Console, view: dict[str, Any], state_index: int, me: i
             entry.append(f" {card['points']}pt", style="bold")
         entries.append(entry)
     console.print(shop + Text("(number to buy, price in coins, attack/defense, left; 0: pass)", style="dim"))
-    half = (len(entries) + 1) // 2
+    half = (len(entries) + 1) // 2 if console.width >= 78 else len(entries)  # two columns where they fit
     for row in range(half):
         line = Text(" ")
         line.append_text(entries[row])

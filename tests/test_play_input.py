@@ -210,3 +210,85 @@ def test_the_sentences_are_the_replay_pages(tmp_path) -> None:
     )
     page = json.loads(subprocess.run([node, "-e", script], capture_output=True, check=True, timeout=120).stdout)
     assert [ours for _, ours in cases] == page
+
+
+def test_a_game_in_progress_is_not_over() -> None:
+    """The live view of a game in progress reads as a trace cut short
+    (result "cut"): the news of the others' play must still be told."""
+    from driver.play import _over
+    from protocol.exactjson import dumps
+    from server.live import build_view
+
+    game = Game(2, max_days=1)
+    lines = []
+    while not game.is_over:
+        for seat in game.pending():
+            lines.append(dumps({**game.to_wire(), "player": seat}))
+            move = 0 if game.phase == INVESTING else PASS
+            lines.append(dumps([move if move != PASS else "Pass"]))
+            game.play(seat, move)
+    assert not _over(build_view(lines[:4], ["a", "b"], None))
+    assert _over(build_view(lines + [dumps(game.to_wire())], ["a", "b"], None))
+
+
+@pytest.mark.parametrize("args, message", [
+    (["random", "--seat", "2"], "Invalid value for --seat: a 2-player game has seats 0 to 1"),
+    (["random"] * 4, "a game is you and 1 to 3 bots, got 4 bots"),
+    (["random", "--name", "a\x1b[2Jb"], "Invalid value for --name: a name must be printable text, not a\\x1b[2Jb"),
+    (["random", "--name", "x" * 41], "Invalid value for --name: a name is 1 to 40 characters, not 41"),
+    (["random", "--trace", "-"], "the screen is on standard output: give the trace a file"),
+    (["random", "--bot-option", "rnd", "timeout=1"], "--bot-option names 'rnd', which is none of the bots"),
+])
+def test_usage_errors_before_any_bot_starts(args: list[str], message: str) -> None:
+    from click.testing import CliRunner
+
+    from driver.cli import driver
+
+    result = CliRunner().invoke(driver, ["play", *args])
+    assert result.exit_code == 2
+    assert message in result.output
+
+
+def test_a_sold_out_card_is_a_warning_not_a_refusal() -> None:
+    """Buying a card none is left of is legal (the player pays, gets
+    nothing): the screen warns once before sending it."""
+    game = Game(2)
+    game.play(0, 0), game.play(1, 0)
+    game.play(0, NAME_TO_ID["Magic Bean Stock"]), game.play(1, NAME_TO_ID["Magic Bean Stock"])  # 2 of 2
+    while game.phase != BUY:
+        for seat in game.pending():
+            game.play(seat, 0)
+    assert game.shop()[NAME_TO_ID["Magic Bean Stock"]] == 0
+    said = read_input("bean", game, 0)
+    assert isinstance(said, Move) and said.value == "Magic Bean Stock"
+    assert said.warning == ("no Magic Bean Stock is left: you would pay 1 coin and get nothing"
+                            " (type it again to do so anyway)")
+    assert read_input("worker", game, 0).warning == ""  # type: ignore[union-attr]
+
+
+def test_a_used_card_shows_its_uses_out_of_its_limit() -> None:
+    """Uses left, on the board: the attacker's Ghost after its attack reads
+    `used 1/1` (the wire's uses count attacks and defences together)."""
+    from protocol.exactjson import dumps
+    from server.live import build_view
+
+    game = _attack()
+    game.play(0, 1)  # the Ghost attacks
+    view = build_view([], ["alice", "bob"], dumps({**game.to_wire(), "player": 1}))
+    out = io.StringIO()
+    render_board(make_console(out), view, 0, 1)
+    assert "#1 Ghost 3/2 used 1/1 attacking" in out.getvalue()
+
+
+def test_a_narrow_terminal_gets_one_shop_column() -> None:
+    from protocol.exactjson import dumps
+    from rich.console import Console
+    from server.live import build_view
+
+    game = Game(2)
+    view = build_view([], ["alice", "bob"], dumps({**game.to_wire(), "player": 0}))
+    out = io.StringIO()
+    render_board(Console(file=out, width=60, markup=False, highlight=False), view, 0, 0)
+    lines = out.getvalue().splitlines()
+    assert max(len(x) for x in lines) <= 60
+    assert sum(1 for x in lines if "c " in x and "/" in x and " x" in x) == 8  # one pile a line

@@ -27,7 +27,7 @@ QUESTIONS = [
     r"[A-Za-z' ]+ \(attack \d, defense \d\) attacks you: which card defends\?",
     r"What do you buy\?",
     r"You win!|You lose\.|A draw\.|You forfeit\.|The game ends in a forfeit\.",
-    r"Not allowed|not allowed|You have no|cannot|no card",
+    r"Not allowed|not allowed|You have no|cannot|no card|is left: you would pay",
 ]
 ANSI = re.compile(rb"\x1b\[[0-9;?]*[A-Za-z]")
 
@@ -59,7 +59,7 @@ def _play_to_the_end(child: "pexpect.spawn") -> str:
             child.sendline("worker")
         elif which == 4:
             return child.match.group(0).decode()
-        else:  # refused: an unaffordable Worker, a card that cannot defend
+        else:  # refused: an unaffordable Worker, a card that cannot defend; warned: no Worker left
             refused_at.append(1)
             child.sendline("pass" if len(refused_at) == 1 else str(len(refused_at)))
 
@@ -110,6 +110,7 @@ def test_an_illegal_move_is_explained_and_asked_again(tmp_path: Path) -> None:
     child.sendline("gold")
     child.expect(r"You buy Gold Fish")
     child.expect(r"How much do you invest\?")
+    child.expect(">")  # the prompt is up (typed before it, Ctrl+D is the line discipline's, not a key)
     child.sendcontrol("d")
     child.expect(pexpect.EOF)
     child.close()
@@ -273,3 +274,64 @@ def test_a_terminal_that_goes_away_ends_the_game_and_restores_the_terminal(tmp_p
     assert wait_until_gone(mark) == []
     last = orjson.loads((tmp_path / "t.jsonl").read_bytes().splitlines()[-1])
     assert last == {"meta": "aborted", "reason": "the referee was stopped (SIGHUP)"}
+
+
+def test_moves_read_from_a_file(tmp_path: Path) -> None:
+    """`driver play BOT < moves.txt`: a regular file cannot be polled; its
+    lines are read all the same."""
+    (tmp_path / "moves.txt").write_text("0\nworker\n0\npass\nquit\n")
+    with open(tmp_path / "moves.txt", "rb") as moves:
+        result = subprocess.run([DRIVER, "play", "random", "--seed", "1", "--isolation", "none"], stdin=moves,
+                                cwd=tmp_path, capture_output=True, timeout=120)
+    assert result.returncode == 5, result.stderr
+    assert b"You buy Worker" in result.stdout and b"> quit" in result.stdout
+
+
+def test_a_screen_that_fails_abandons_the_game(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An error on the person's side ends the game with its reason, instead
+    of leaving the referee waiting for an answer that cannot come (the
+    person has no clock)."""
+    import io
+
+    import driver.play as play
+    from driver.botspec import parse_bot
+    from driver.game import GameOptions
+    from driver.screen import make_console
+    from driver.signals import Left
+
+    def broken(*args: object) -> None:
+        raise RuntimeError("no keyboard")
+
+    monkeypatch.setattr(play, "read_input", broken)
+    read, write = os.pipe()
+    os.write(write, b"0\n")
+    monkeypatch.setattr(sys, "stdin", os.fdopen(read, "r"))
+    trace = io.BytesIO()
+    with pytest.raises(Left) as left:
+        play.play_person([parse_bot("random")], 0, "ada", GameOptions(isolation="none"), trace,
+                         interactive=False, console=make_console(io.StringIO()))
+    assert left.value.reason == "the screen failed: RuntimeError: no keyboard" and left.value.status == 1
+    assert orjson.loads(trace.getvalue().splitlines()[-1]) == {"meta": "aborted", "reason": left.value.reason}
+    os.close(write)
+
+
+def test_a_remote_bot_is_an_opponent_like_any(tmp_path: Path) -> None:
+    """`driver play remote:NAME`: a bot connected to a game server (`driver
+    connect`) plays the person through its relay, as under `driver run`."""
+    from serverlib import Server
+
+    server = Server(tmp_path / "server.sqlite").start()
+    env = {**os.environ, "ECONOMANCY_SERVER": server.url}
+    bridge = subprocess.Popen([DRIVER, "connect", server.url, "random", "--name", "faraway", "--token", "y" * 20],
+                              stderr=open(tmp_path / "bridge.log", "wb"), env=env)
+    try:
+        result = subprocess.run([DRIVER, "play", "remote:faraway", "--max-days", "3", "--trace", "t.jsonl"],
+                                input=b"0\n" * 40, cwd=tmp_path, capture_output=True, timeout=120, env=env)
+        assert result.returncode in (0, 3), result.stderr
+        assert b"against remote:faraway." in result.stdout and b"Game over" in result.stdout
+        final = orjson.loads((tmp_path / "t.jsonl").read_bytes().splitlines()[-1])
+        assert final["phase"]["name"] == "end"
+    finally:
+        bridge.terminate()
+        bridge.wait(30)
+        server.stop()
