@@ -530,10 +530,14 @@ def _trace_file(ctx: click.Context, param: click.Parameter, path: str | None) ->
         return None
     if path == "-":
         raise click.BadParameter("the screen is on standard output: give the trace a file", ctx=ctx, param=param)
+    from driver.safefile import error_text, open_write
+
     try:
-        return click.open_file(path, "wb")  # type: ignore[return-value]
+        out = open_write(path)  # before any bot starts, never through a link a bot laid (driver.safefile)
     except OSError as e:
-        raise click.BadParameter(f"cannot write {path}: {e.strerror}", ctx=ctx, param=param) from None
+        raise click.BadParameter(error_text(e, path), ctx=ctx, param=param) from None
+    ctx.call_on_close(out.close)
+    return out
 
 
 def play_options(f: Callable[..., Any]) -> Callable[..., Any]:
@@ -612,7 +616,8 @@ def run_play(bots: Sequence[BotSpec], seat: int, name: str | None, options: Game
 @play_options
 def play(bots: Sequence[str], base: bool, seat: int, name: str | None, clock: float | None, max_days: int,
          timeout: float, fair: bool, seed: int | None, isolation: str, trace: BinaryIO | None,
-         startup: float | None, margin: float, bot_options: Sequence[tuple[str, str]]) -> None:
+         startup: float | None, margin: float, bot_options: Sequence[tuple[str, str]],
+         bot_env: Sequence[str]) -> None:
     """Play a game yourself, in this terminal, against 1 to 3 bots.
 
     Each BOT is any bot `driver run` accepts. You sit at --seat among them;
@@ -629,13 +634,14 @@ def play(bots: Sequence[str], base: bool, seat: int, name: str | None, clock: fl
         except BotSpecError as e:
             raise click.BadParameter(str(e), param_hint="BOT") from None
     options = game_options_for(specs, seat, base=base, max_days=max_days, timeout=timeout, fair=fair, seed=seed,
-                               isolation=isolation, startup=startup, margin=margin, bot_options=bot_options)
+                               isolation=isolation, startup=startup, margin=margin, bot_options=bot_options,
+                               bot_env=bot_env)
     run_play(specs, seat, name, options, trace, clock)
 
 
 def game_options_for(specs: Sequence[BotSpec], seat: int, *, base: bool, max_days: int, timeout: float, fair: bool,
                      seed: int | None, isolation: str, startup: float | None, margin: float,
-                     bot_options: Sequence[tuple[str, str]]) -> GameOptions:
+                     bot_options: Sequence[tuple[str, str]], bot_env: Sequence[str] = ()) -> GameOptions:
     """GameOptions for the bots as `driver run` builds them (per-bot options
     by name), the person's seat left free (`play_person` fills it)."""
     from driver.botspec import BotSpecError, options_by_seat
@@ -647,4 +653,4 @@ def game_options_for(specs: Sequence[BotSpec], seat: int, *, base: bool, max_day
         raise click.BadParameter(str(e), param_hint="--bot-option") from None
     own.insert(min(seat, len(own)), BotOptions())
     return GameOptions(base=base, max_days=max_days, timeout=timeout, fair=fair, startup=startup_or_default(startup),
-                       margin=margin, seats=own, seed=seed, isolation=isolation)
+                       margin=margin, seats=own, seed=seed, isolation=isolation, bot_env=tuple(bot_env))

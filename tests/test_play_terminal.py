@@ -81,13 +81,12 @@ def test_a_whole_game_typed_move_by_move(tmp_path: Path) -> None:
     assert wait_until_gone(mark) == []
 
 
-@pytest.mark.xfail(strict=True, reason="needs the trace's header record naming the seats (driver/game.py, "
-                                       "on another branch): then --name lands there")
 def test_the_name_is_in_the_trace(tmp_path: Path) -> None:
     result = subprocess.run([DRIVER, "play", "random", "--name", "alice", "--max-days", "2", "--trace", "t.jsonl"],
                             input=b"0\n0\n0\n0\n0\n0\n0\n0\n", cwd=tmp_path, capture_output=True, timeout=120)
     assert result.returncode in (0, 3), result.stderr
-    assert b"alice" in (tmp_path / "t.jsonl").read_bytes().splitlines()[0]
+    header = orjson.loads((tmp_path / "t.jsonl").read_bytes().splitlines()[0])
+    assert header["meta"] == "header" and header["seats"][0] == "alice", header
 
 
 def test_an_illegal_move_is_explained_and_asked_again(tmp_path: Path) -> None:
@@ -125,7 +124,7 @@ def test_help_and_card_texts(tmp_path: Path) -> None:
     child.expect(r"quit\s+leave the game")
     child.sendline("? bean")
     child.expect(r"Magic Bean Stock: costs 1, attack 1, defense 1; attacks once and defends once\s+per")
-    child.expect(r"Every day: \+1 coin for every 3 coins its owner holds\.")
+    child.expect(r"Every day: \+1 coin per 3 coins held\.")  # viewer.model.CARD_TEXT, as on every page
     assert b"CPR" not in child.before
     child.sendline("quit")
     child.expect(pexpect.EOF)
@@ -321,7 +320,8 @@ def test_a_remote_bot_is_an_opponent_like_any(tmp_path: Path) -> None:
     from serverlib import Server
 
     server = Server(tmp_path / "server.sqlite").start()
-    env = {**os.environ, "ECONOMANCY_SERVER": server.url}
+    # Reserving a connected bot takes its owner's token (docs/server.md).
+    env = {**os.environ, "ECONOMANCY_SERVER": server.url, "ECONOMANCY_TOKEN": "y" * 20}
     bridge = subprocess.Popen([DRIVER, "connect", server.url, "random", "--name", "faraway", "--token", "y" * 20],
                               stderr=open(tmp_path / "bridge.log", "wb"), env=env)
     try:
