@@ -44,7 +44,8 @@ def long_trace(players: int, days: int, base: bool, seed: int) -> list[bytes]:
         seat = game.pending()[0]
         moves = game.legal_moves(seat)  # investing: a range up to the purse, which compounds
         if game.phase == INVESTING:
-            move = 1 if seat == game.days_played % players and game.days_played % 3 == 0 and len(moves) > 1 else 0
+            # len(moves) would overflow once the purse passes 2**63: ask the purse itself
+            move = 1 if seat == game.days_played % players and game.days_played % 3 == 0 and game.coins(seat) > 0 else 0
         elif game.phase == ATTACKING:  # one attack per attack phase, with the strongest card
             fresh = all(uses == 0 for _, uses in game.cards(seat))
             move = max(moves[1:], key=lambda i: ATK[game.cards(seat)[i][0]] or 0) if fresh and len(moves) > 1 else 0

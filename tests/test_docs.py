@@ -268,3 +268,57 @@ def test_the_rules_card_table_is_the_engines() -> None:
         if card.id:
             assert copies == str(card.per_player), card.name
             assert sets == ("simple, base" if card.id <= 8 else "base"), card.name
+
+
+SCRIPTS = ("driver", "tournament", "ladder", "evolve", "exploit")
+_OPTION = re.compile(r"(?<![\w-])(--[a-z][a-z0-9-]*|-[a-zA-Z])(?![\w-])")
+
+
+def _help(script: str, sub: str | None) -> str:
+    """The --help of a console script, or of its subcommand `sub`."""
+    from click.testing import CliRunner
+
+    from bots.evolved.cli import main as evolve
+    from driver.cli import driver
+    from exploit.cli import main as exploit
+    from tournaments.cli import ladder_main
+    from tournaments.cli import tournament_main as tournament
+
+    group = {"driver": driver, "tournament": tournament, "ladder": ladder_main, "evolve": evolve, "exploit": exploit}[script]
+    return CliRunner().invoke(group, ([sub] if sub else []) + ["--help"]).output
+
+
+def _subcommand(script: str, word: str) -> str | None:
+    from bots.evolved.cli import main as evolve
+    from driver.cli import driver
+    from tournaments.cli import ladder_main, tournament_main
+
+    group = {"driver": driver, "tournament": tournament_main, "ladder": ladder_main, "evolve": evolve}.get(script)
+    if group is None:
+        return None
+    return word if word in group.commands else ("run" if script == "evolve" else None)  # evolve KEY: evolve run KEY
+
+
+def test_every_option_a_synopsis_shows_exists() -> None:
+    """The synopses (blocks without a language) name options of our commands:
+    each must be one the command (or subcommand) shown accepts."""
+    helps: dict[tuple[str, str | None], str] = {}
+    for path in DOCS:
+        for m in _FENCE.finditer(path.read_text()):
+            if m.group(1):
+                continue
+            command: tuple[str, str | None] | None = None
+            for line in m.group(2).splitlines():
+                words = line.split()
+                if not words:
+                    continue
+                if words[0] in SCRIPTS:
+                    command = (words[0], _subcommand(words[0], words[1] if len(words) > 1 else ""))
+                elif not line[:1].isspace():
+                    command = None  # a continuation line keeps the command above
+                if command is None:
+                    continue
+                text = helps.setdefault(command, _help(*command))
+                for option in _OPTION.findall(line.split("#")[0]):
+                    shown = re.search(rf"(?<![\w-]){re.escape(option)}(?![\w-])", text)
+                    assert shown, f"{path.name}: {' '.join(filter(None, command))} has no {option}: {line.strip()}"

@@ -31,6 +31,7 @@ from driver.options import (
     startup_or_default,
     time_control_options,
     timeout_option,
+    VersionedGroup,
     version_option,
 )
 from tournaments import api
@@ -176,7 +177,7 @@ def _announce(db: Path, as_json: bool) -> None:
     click.echo(f"results: {db.resolve()}", err=True)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=VersionedGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @version_option
 def tournament_main() -> None:
     """Run Economancy tournaments between bot programs.
@@ -375,7 +376,7 @@ def _ladder(db: Path | None) -> Iterator[Ladder]:
             yield lad
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=VersionedGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @version_option
 def ladder_main() -> None:
     """A persistent pool of bots with ratings that improve as games are played."""
