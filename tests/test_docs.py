@@ -322,3 +322,12 @@ def test_every_option_a_synopsis_shows_exists() -> None:
                 for option in _OPTION.findall(line.split("#")[0]):
                     shown = re.search(rf"(?<![\w-]){re.escape(option)}(?![\w-])", text)
                     assert shown, f"{path.name}: {' '.join(filter(None, command))} has no {option}: {line.strip()}"
+
+
+def test_no_bench_script_hides_a_package() -> None:
+    """`python bench/X.py` puts bench/ first on the import path: a script
+    named like one of our packages (bench/server.py did) hides it from every
+    import the script makes (`'server' is not a package`)."""
+    packages = {p.name for p in ROOT.iterdir() if (p / "__init__.py").exists()}
+    assert {"driver", "server", "tournaments"} <= packages
+    assert not {p.stem for p in (ROOT / "bench").glob("*.py")} & packages
