@@ -199,7 +199,7 @@ class Ladder:
 
         with playing(self.store, **playing_args) as ctx:
             plan = make_plan(ctx, entrants, players, seed=0)
-            new = run(ctx, self.tid, entrants, specs(), plan, total=games, stop=stop, label="ladder")
+            new = run(ctx, self.tid, entrants, specs(), plan, new_games=games, stop=stop, label="ladder")
         return TournamentResult(LADDER_KIND, str(self.store.path), self.tid, entrants,
                                 self.show(base=options.base, max_days=options.max_days), len(new),
                                 {"pool": _pool_name(options.base, options.max_days)})
