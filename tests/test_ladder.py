@@ -55,11 +55,14 @@ def test_ladder_pool_runs_rates_evaluates_and_keeps_history(tmp_path: Path) -> N
     assert ev["elo_high"] is None or ev["elo"] <= ev["elo_high"]
     assert ladder(db, "show", "--max-days", "3", "--json")["games"] == 9  # the evaluated bot was not added
 
-    ladder(db, "remove", "crash", "--json")
+    assert ladder(db, "remove", "crash", "--json")["history_as"] == "crash~1"
     after = ladder(db, "show", "--max-days", "3", "--json")
     assert [r["name"] for r in after["standings"]].count("crash") == 0 and after["games"] == 9
     assert "no bot named 'crash'" in ladder(db, "remove", "crash", ok=False)
-    assert "removed bot" in ladder(db, "add", "crash", "random", ok=False)
+    # The name is free again (it used to be refused for good), without the old bot's games.
+    ladder(db, "add", "crash", "random")
+    again = ladder(db, "show", "--max-days", "3", "--json")
+    assert again["games"] == 9 and next(r for r in again["standings"] if r["name"] == "crash")["games"] == 0
 
 
 def test_match_making_prefers_uncertain_and_even_tables() -> None:

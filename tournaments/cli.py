@@ -400,13 +400,13 @@ def ladder_add(name: str, command: str, db: Path | None, as_json: bool) -> None:
 @click.argument("name")
 @_ladder_options
 def ladder_remove(name: str, db: Path | None, as_json: bool) -> None:
-    """Take NAME out of the pool (its games stay in the history)."""
+    """Take NAME out of the pool (its games stay in the history, as NAME~1: the name is free again)."""
     with _ladder(db) as lad:
-        lad.remove(name)
+        retired = lad.remove(name)
         if as_json:
-            _emit_json({"removed": name, "db": str(lad.store.path)})
+            _emit_json({"removed": name, "history_as": retired, "db": str(lad.store.path)})
         else:
-            click.echo(f"removed {name}")
+            click.echo(f"removed {name}" + (f"; its games stay in the history as {retired}" if retired else ""))
 
 
 @ladder_main.command("show")
