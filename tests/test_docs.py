@@ -40,7 +40,9 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -133,7 +135,7 @@ def _lines(body: str) -> list[str]:
 def collect(path: Path) -> list[Documented]:
     """Every documented command of one markdown file, in order."""
     text = path.read_text()
-    name = path.relative_to(ROOT).as_posix()
+    name = path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else path.name
     found = []
     for m in _FENCE.finditer(text):
         if m.group(1) in SHELL_LANGUAGES:
@@ -164,7 +166,9 @@ def _params() -> list[object]:
 
 def _workspace(tmp_path: Path, clone: bool) -> Path:
     """Where the commands run: links to the repository's files (or a copy
-    of the tracked ones) and, unless cloning, `.venv` to this environment."""
+    of the tracked ones) and, unless cloning, `.venv` to this environment.
+    `tmp_path` must be a folder the bots may enter: run as nobody (when we
+    are root), they start in the current directory."""
     work = tmp_path / "work"
     work.mkdir()
     if clone:
@@ -213,9 +217,20 @@ def _run(command: str, work: Path, d: Directives) -> None:
     )
 
 
+@pytest.fixture
+def open_tmp() -> Iterator[Path]:
+    """A temporary folder anyone may enter (pytest's tmp_path is private)."""
+    path = Path(tempfile.mkdtemp(prefix="docs-test-", dir="/tmp"))
+    path.chmod(0o755)
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
 @pytest.mark.parametrize("documented", _params())
-def test_documented_command_runs(documented: Documented, tmp_path: Path) -> None:
-    work = _workspace(tmp_path, documented.directives.clone)
+def test_documented_command_runs(documented: Documented, open_tmp: Path) -> None:
+    work = _workspace(open_tmp, documented.directives.clone)
     for command in documented.commands:
         _run(command, work, documented.directives)
 
@@ -223,15 +238,11 @@ def test_documented_command_runs(documented: Documented, tmp_path: Path) -> None
 # --- the collector itself, and the docs' other promises -------------------------
 
 
-def test_directives_are_read_and_a_typo_is_refused() -> None:
+def test_directives_are_read_and_a_typo_is_refused(tmp_path: Path) -> None:
     text = 'x\n<!-- docs-test: slow; sub "--games 50" "--games 4"; exit 0,3 -->\n```sh\nrun --games 50 \\\n  -o x\n```\n'
-    path = ROOT / "build" / "docs-test-sample.md"
-    path.parent.mkdir(exist_ok=True)
+    path = tmp_path / "sample.md"
     path.write_text(text)
-    try:
-        (d,) = collect(path)
-    finally:
-        path.unlink()
+    (d,) = collect(path)
     assert d.commands == ["run --games 50    -o x"]
     assert d.directives.slow and d.directives.exits == (0, 3) and d.directives.subs == [("--games 50", "--games 4")]
     with pytest.raises(ValueError, match="unknown docs-test directive"):
