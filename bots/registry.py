@@ -48,6 +48,18 @@ def resolve(name: str) -> list[str] | None:
     return [sys.executable, "-P", "-m", entry.module]
 
 
+def arguments(name: str, args: Sequence[str]) -> list[str]:
+    """Bot `name`'s own arguments as its process gets them: what only the
+    referee can read is read here (`evolved --key KEY` becomes the stored
+    leader's weights, since the bot runs as another user). Raises
+    LookupError or OSError with a readable reason."""
+    if name == "evolved":
+        from bots.evolved.bot import key_to_weights
+
+        return key_to_weights(args)
+    return list(args)
+
+
 def owns(argv: Sequence[str]) -> bool:
     """Whether `argv` starts one of our bots (as `resolve` builds it, with any
     interpreter), e.g. a ladder entry stored by an earlier installation."""

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import random
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from typing import BinaryIO
@@ -161,17 +162,29 @@ def run(
     *,
     on_game_start: GameHook | None = None,
     on_game_end: GameHook | None = None,
-    max_days: int = 100,
+    max_days: int | None = None,
+    argv: Sequence[str] | None = None,
 ) -> None:
     """Play on stdin/stdout with `decide` until the driver closes stdin.
 
     `max_days` is the game's day limit as the bot was told it (the wire
-    does not carry it); pass the parsed `--max-days` option.
+    does not carry it). Without it (a bot of your own calling
+    `run(decide)`), the options every SDK bot takes are read from the
+    command line (`argv`, default `sys.argv[1:]`): `--max-days N`, and
+    `--seed N`, which seeds Python's `random` module, so that a bot
+    drawing from it replays the same games; `--version`; `--help`. Other
+    arguments are left to the bot. Bots that parse their own options
+    (`option_parser`) pass `max_days` and use the seed themselves.
 
     Returns normally at end of input. If the driver goes away while the bot
     is answering (broken pipe), returns quietly too: the game is over for
     this bot either way, and a traceback would only clutter the driver's log.
     """
+    if max_days is None:
+        options, _ = option_parser(prog=os.path.basename(sys.argv[0]) or None).parse_known_args(argv)
+        max_days = options.max_days
+        if options.seed is not None:
+            random.seed(options.seed)
     session = Session(decide, on_game_start, on_game_end, max_days)
     try:
         serve(session, sys.stdin.buffer, sys.stdout.buffer)
@@ -190,6 +203,7 @@ def option_parser(description: str | None = None, prog: str | None = None) -> ar
     original driver starts a bot with no arguments at all.
     """
     parser = argparse.ArgumentParser(prog=prog, description=description)
+    parser.add_argument("--version", action=_Version, help="print the version and exit")
     parser.add_argument(
         "--seed",
         type=int,
@@ -204,6 +218,21 @@ def option_parser(description: str | None = None, prog: str | None = None) -> ar
         help="the game's day limit, if not the default 100 (the wire does not say)",
     )
     return parser
+
+
+class _Version(argparse.Action):
+    """`--version`, with the version looked up only when asked (a bot's
+    start-up is part of every game it plays)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, help: str | None = None) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object,
+                 option_string: str | None = None) -> None:
+        from importlib.metadata import version
+
+        sys.stdout.write(f"{parser.prog} (economancy-arena) {version('economancy-arena')}\n")
+        parser.exit()
 
 
 def _parse_state(line: bytes) -> tuple[dict, int | None]:

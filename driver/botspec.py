@@ -242,7 +242,10 @@ def parse_bot(text: str) -> BotSpec:
     elif (prefix := registry.resolve(first)) is not None:
         if not registry.is_installed(first):
             raise BotSpecError(f"bot {first!r} is one of ours but is not available in this installation")
-        argv = prefix + rest
+        try:
+            argv = prefix + registry.arguments(first, rest)
+        except (LookupError, OSError, ValueError) as e:
+            raise BotSpecError(f"bot {first!r}: {e}") from None
     elif (found := shutil.which(first)) is not None:
         argv = [found] + rest
     else:

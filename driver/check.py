@@ -271,6 +271,7 @@ def _send_final(group: BotGroup, report: CheckReport, game: Game, number: int, m
     """Send the end or fault state and note what the bot does after it:
     nothing (it can be reused), exit (fine), or write (allowed, warned)."""
     wire = game.to_wire()
+    group.bots[0].mark_end()
     group.send(0, state_lines(wire, [me])[me], request=False)
     ((_, reply),) = group.replies([0], _SILENCE)
     phase = wire["phase"]["name"]

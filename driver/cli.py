@@ -20,6 +20,7 @@ from driver.options import (
     startup_or_default,
     time_control_options,
     timeout_option,
+    VersionedGroup,
     version_option,
 )
 from driver.signals import Stopped, stop_on_signals, stop_reason, stop_status
@@ -46,7 +47,7 @@ BOT is one of:
 Quote a BOT that has spaces: driver run "mcts --time 0.2" random"""
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=VersionedGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @version_option
 def driver() -> None:
     """Referee for Economancy bots that speak JSON over standard input and output."""

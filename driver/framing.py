@@ -37,6 +37,7 @@ _PLAIN = re.compile(rb"[ \t\r\n,:0-9+\-.eEtrufalsn]*")  # inside a container, ou
 _IN_STRING = re.compile(rb'[^"\\]*')
 _SCALAR = re.compile(rb"[0-9A-Za-z+\-._]*")  # what can continue a bare number or literal
 _OPEN, _CLOSE = frozenset(b"[{"), frozenset(b"]}")
+_FLAT = re.compile(rb'[^\[\]{}"\\\n]*|[ \t\r]*"[^"\\\n\[\]{}]*"[ \t\r]*')  # no nesting, at most one plain string
 
 
 class FoundKind(enum.Enum):
@@ -104,6 +105,11 @@ class ValueScanner:
                 return None
             self._start = pos
             first = buffer[pos]
+            if first == 0x5B:  # the usual answer, `[3]` or `["Worker"]` on a line of its own: found at once
+                end = buffer.find(b"]", pos)
+                if 0 < end < buffer.find(b"\n", pos) and _FLAT.fullmatch(buffer, pos + 1, end):
+                    self._pos = end + 1
+                    return self._found(FoundKind.VALUE, end + 1, end + 1)
             if first in _OPEN:
                 self._depth = 1
             elif first == 0x22:  # "

@@ -256,6 +256,7 @@ def play_game(
         trace.end(dumps(final))
         lines = state_lines(final, range(len(bots)))
         for seat, line in lines.items():
+            group.bots[seat].mark_end()
             group.send(seat, line, request=False)
     except BaseException as e:
         if not trace.ended:

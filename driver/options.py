@@ -157,3 +157,14 @@ ray_address_option = click.option(
 version_option = click.version_option(
     None, "--version", package_name="economancy-arena", message="%(prog)s (economancy-arena) %(version)s"
 )
+
+
+class VersionedGroup(click.Group):
+    """A command group whose every subcommand also takes `--version`, as the
+    docs promise of every command (`driver run --version`); commands added
+    later (by other packages) get it too."""
+
+    def add_command(self, cmd: click.Command, name: str | None = None) -> None:
+        if not any(isinstance(p, click.Option) and "--version" in p.opts for p in cmd.params):
+            version_option(cmd)
+        super().add_command(cmd, name)

@@ -51,6 +51,9 @@ STDERR_LIMIT = 64 << 10
 """How much of each bot's standard error is kept (the most recent bytes)."""
 UNREAD_LIMIT = 4 * LINE_LIMIT
 """Most unread output (answers nobody asked for) a bot may pile up."""
+END_MARK = b"[--- written after the game's final state was sent to it ---]\n"
+"""The line `BotProcess.kept_stderr` puts between what a bot wrote during the
+game and what it wrote once told the game was over."""
 EXIT_WAIT = 2.0
 """Seconds a bot that closed a pipe gets to exit before that, rather than its
 exit status, is the reason given (its init reports the status a moment later)."""
@@ -190,6 +193,7 @@ class BotProcess:
         self._reaped = False
         self.stderr = bytearray()
         self.stderr_dropped = 0
+        self._stderr_at_end: int | None = None  # bytes of stderr received when the final state went out
 
     def respawn(self) -> BotProcess:
         """A fresh process of the same bot, with the same limits and isolation."""
@@ -358,10 +362,28 @@ class BotProcess:
         )
 
     def kept_stderr(self) -> bytes:
-        """The kept tail of standard error, with a note of what was dropped before it."""
+        """The kept tail of standard error, with a note of what was dropped
+        before it and, once the game's final state was sent (`mark_end`), a
+        line between what the bot wrote before it and after it: a bot's
+        crash on the end or fault message must not read as the cause of
+        its forfeit."""
+        kept = bytes(self.stderr)
+        if self._stderr_at_end is not None:
+            cut = self._stderr_at_end - self.stderr_dropped
+            if cut < len(kept):
+                cut = max(cut, 0)
+                head = kept[:cut] if not cut or kept[:cut].endswith(b"\n") else kept[:cut] + b"\n"
+                kept = head + END_MARK + kept[cut:]
         if self.stderr_dropped:
-            return b"[... %d bytes of standard error dropped ...]\n" % self.stderr_dropped + bytes(self.stderr)
-        return bytes(self.stderr)
+            return b"[... %d bytes of standard error dropped ...]\n" % self.stderr_dropped + kept
+        return kept
+
+    def mark_end(self) -> None:
+        """Note that the game's final state goes out now: what the bot writes
+        to standard error from here on is shown apart (`kept_stderr`). What
+        it wrote before is read first, so that it counts as before."""
+        self._read_stderr()
+        self._stderr_at_end = self.stderr_dropped + len(self.stderr)
 
     # -- I/O callbacks (called by BotGroup) --------------------------------
 

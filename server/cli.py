@@ -87,6 +87,8 @@ def serve(host: str, port: int, tcp_port: int, no_tcp: bool, db: Path | None, ti
             sys.stdout.flush()
         else:
             click.echo(f"serving {info['url']}  (open it in a browser)", err=True)
+            for other in _other_urls(host, http_port):
+                click.echo(f"  and to other machines at {other}", err=True)
             if app_tcp is not None:
                 click.echo(f"original protocol on TCP port {app_tcp}", err=True)
             click.echo(f"games stored in {info['db']}", err=True)
@@ -110,6 +112,15 @@ def _listen(host: str, port: int) -> socket.socket:
     sock.bind((host, port))
     sock.listen(2048)
     return sock
+
+
+def _other_urls(host: str, port: int) -> list[str]:
+    """Where other machines reach a server listening on every interface
+    (`--host 0.0.0.0`): by this machine's name; none for one address."""
+    if host not in ("0.0.0.0", "::", ""):
+        return []
+    name = socket.getfqdn() or socket.gethostname()
+    return [f"http://{name}:{port}/"] if name and name not in ("localhost", "localhost.localdomain") else []
 
 
 def _url_host(host: str) -> str:

@@ -117,3 +117,32 @@ def test_check_is_silent_about_one_line_answers() -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     line = next(ln for ln in done.stdout.splitlines() if ln.strip().startswith("answer form"))
     assert line.split() == ["answer", "form", "ok"]
+
+
+def _values(data: bytes, step: int) -> list[tuple[str, bytes]]:
+    from driver.framing import ValueScanner
+
+    scanner, buf, out = ValueScanner(1 << 20), bytearray(), []
+    for i in range(0, len(data), step):
+        buf += data[i : i + step]
+        while (found := scanner.find(buf, eof=i + step >= len(data))) is not None:
+            out.append((found.kind.value, bytes(buf[found.start : found.end])))
+            del buf[: found.after]
+    return out
+
+
+@pytest.mark.parametrize("data", [
+    b'[3]\n["Senior Worker"]\n', b'[\n  3\n]\n[ "Pass" ]', b'[1] [2]   \r\n["a]\\"b"]\n', b'{"a": [1, {"b": 2}]}[0]',
+    b"5\ntrue [1]", b'garbage here\n[1]\n', b'[1]x\n[2]\n',
+], ids=lambda d: d[:16].decode(errors="replace"))
+def test_the_scanner_finds_the_same_values_whatever_the_reads(data: bytes) -> None:
+    # A pipe may deliver an answer in any pieces: one byte at a time, the
+    # values found are those of the whole stream read at once. (Garbage is
+    # reported as soon as it is seen, so its snippet may be shorter.)
+    whole = _values(data, len(data))
+    assert whole
+    for step in (1, 3):
+        pieces = _values(data, step)
+        assert [kind for kind, _ in pieces] == [kind for kind, _ in whole]
+        for (kind, got), (_, want) in zip(pieces, whole):
+            assert got == want if kind != "garbage" else want.startswith(got) and got

@@ -40,7 +40,9 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -133,7 +135,7 @@ def _lines(body: str) -> list[str]:
 def collect(path: Path) -> list[Documented]:
     """Every documented command of one markdown file, in order."""
     text = path.read_text()
-    name = path.relative_to(ROOT).as_posix()
+    name = path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else path.name
     found = []
     for m in _FENCE.finditer(text):
         if m.group(1) in SHELL_LANGUAGES:
@@ -164,7 +166,9 @@ def _params() -> list[object]:
 
 def _workspace(tmp_path: Path, clone: bool) -> Path:
     """Where the commands run: links to the repository's files (or a copy
-    of the tracked ones) and, unless cloning, `.venv` to this environment."""
+    of the tracked ones) and, unless cloning, `.venv` to this environment.
+    `tmp_path` must be a folder the bots may enter: run as nobody (when we
+    are root), they start in the current directory."""
     work = tmp_path / "work"
     work.mkdir()
     if clone:
@@ -213,9 +217,20 @@ def _run(command: str, work: Path, d: Directives) -> None:
     )
 
 
+@pytest.fixture
+def open_tmp() -> Iterator[Path]:
+    """A temporary folder anyone may enter (pytest's tmp_path is private)."""
+    path = Path(tempfile.mkdtemp(prefix="docs-test-", dir="/tmp"))
+    path.chmod(0o755)
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
 @pytest.mark.parametrize("documented", _params())
-def test_documented_command_runs(documented: Documented, tmp_path: Path) -> None:
-    work = _workspace(tmp_path, documented.directives.clone)
+def test_documented_command_runs(documented: Documented, open_tmp: Path) -> None:
+    work = _workspace(open_tmp, documented.directives.clone)
     for command in documented.commands:
         _run(command, work, documented.directives)
 
@@ -223,15 +238,11 @@ def test_documented_command_runs(documented: Documented, tmp_path: Path) -> None
 # --- the collector itself, and the docs' other promises -------------------------
 
 
-def test_directives_are_read_and_a_typo_is_refused() -> None:
+def test_directives_are_read_and_a_typo_is_refused(tmp_path: Path) -> None:
     text = 'x\n<!-- docs-test: slow; sub "--games 50" "--games 4"; exit 0,3 -->\n```sh\nrun --games 50 \\\n  -o x\n```\n'
-    path = ROOT / "build" / "docs-test-sample.md"
-    path.parent.mkdir(exist_ok=True)
+    path = tmp_path / "sample.md"
     path.write_text(text)
-    try:
-        (d,) = collect(path)
-    finally:
-        path.unlink()
+    (d,) = collect(path)
     assert d.commands == ["run --games 50    -o x"]
     assert d.directives.slow and d.directives.exits == (0, 3) and d.directives.subs == [("--games 50", "--games 4")]
     with pytest.raises(ValueError, match="unknown docs-test directive"):
@@ -268,3 +279,66 @@ def test_the_rules_card_table_is_the_engines() -> None:
         if card.id:
             assert copies == str(card.per_player), card.name
             assert sets == ("simple, base" if card.id <= 8 else "base"), card.name
+
+
+SCRIPTS = ("driver", "tournament", "ladder", "evolve", "exploit")
+_OPTION = re.compile(r"(?<![\w-])(--[a-z][a-z0-9-]*|-[a-zA-Z])(?![\w-])")
+
+
+def _help(script: str, sub: str | None) -> str:
+    """The --help of a console script, or of its subcommand `sub`."""
+    from click.testing import CliRunner
+
+    from bots.evolved.cli import main as evolve
+    from driver.cli import driver
+    from exploit.cli import main as exploit
+    from tournaments.cli import ladder_main
+    from tournaments.cli import tournament_main as tournament
+
+    group = {"driver": driver, "tournament": tournament, "ladder": ladder_main, "evolve": evolve, "exploit": exploit}[script]
+    return CliRunner().invoke(group, ([sub] if sub else []) + ["--help"]).output
+
+
+def _subcommand(script: str, word: str) -> str | None:
+    from bots.evolved.cli import main as evolve
+    from driver.cli import driver
+    from tournaments.cli import ladder_main, tournament_main
+
+    group = {"driver": driver, "tournament": tournament_main, "ladder": ladder_main, "evolve": evolve}.get(script)
+    if group is None:
+        return None
+    return word if word in group.commands else ("run" if script == "evolve" else None)  # evolve KEY: evolve run KEY
+
+
+def test_every_option_a_synopsis_shows_exists() -> None:
+    """The synopses (blocks without a language) name options of our commands:
+    each must be one the command (or subcommand) shown accepts."""
+    helps: dict[tuple[str, str | None], str] = {}
+    for path in DOCS:
+        for m in _FENCE.finditer(path.read_text()):
+            if m.group(1):
+                continue
+            command: tuple[str, str | None] | None = None
+            for line in m.group(2).splitlines():
+                words = line.split()
+                if not words:
+                    continue
+                if words[0] in SCRIPTS:
+                    command = (words[0], _subcommand(words[0], words[1] if len(words) > 1 else ""))
+                elif not line[:1].isspace():
+                    command = None  # a continuation line keeps the command above
+                if command is None:
+                    continue
+                text = helps.setdefault(command, _help(*command))
+                for option in _OPTION.findall(line.split("#")[0]):
+                    shown = re.search(rf"(?<![\w-]){re.escape(option)}(?![\w-])", text)
+                    assert shown, f"{path.name}: {' '.join(filter(None, command))} has no {option}: {line.strip()}"
+
+
+def test_no_bench_script_hides_a_package() -> None:
+    """`python bench/X.py` puts bench/ first on the import path: a script
+    named like one of our packages (bench/server.py did) hides it from every
+    import the script makes (`'server' is not a package`)."""
+    packages = {p.name for p in ROOT.iterdir() if (p / "__init__.py").exists()}
+    assert {"driver", "server", "tournaments"} <= packages
+    assert not {p.stem for p in (ROOT / "bench").glob("*.py")} & packages

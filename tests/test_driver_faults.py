@@ -16,7 +16,7 @@ from proctable import MARK_VARIABLE, marked_processes, new_mark, zombie_children
 
 from driver.botspec import BotOptions, BotSpec
 from driver.game import GameOptions, GameResult, game_lines, play_game
-from driver.process import STDERR_LIMIT, BotGroup
+from driver.process import END_MARK, STDERR_LIMIT, BotGroup
 
 BOTS = Path(__file__).parent / "bots"
 
@@ -349,4 +349,18 @@ def test_a_long_lived_referee_keeps_no_zombie(pid_file: str) -> None:
         assert result.fault is None
         time.sleep(0.05)
     time.sleep(0.5)  # the last orphans have exited by now
+    assert_all_gone(pid_file)
+
+
+def test_stderr_after_the_final_state_is_kept_apart(pid_file: str) -> None:
+    # The bot's crash on the fault state it was sent used to read as the
+    # cause of its forfeit, mixed with what it wrote while playing.
+    result = play([bot("crash_on_end.py"), GOOD])
+    assert_fault(result, 0, "invest more coins than they have")
+    kept = result.stderr[0]
+    before, mark, after = kept.partition(END_MARK)
+    assert mark, kept
+    assert b"the real cause" in before and b"Traceback" not in before
+    assert b"Traceback" in after
+    assert END_MARK not in result.stderr[1]  # the good bot wrote nothing after the end
     assert_all_gone(pid_file)

@@ -135,3 +135,53 @@ def test_ray_backend_runs_the_fitness_games(data_home: Path) -> None:
     result = evolve("onray", "--generations", "1", "--population", "8", "--tournaments", "2", "--backend", "ray", "-q")
     assert result.exit_code == 0, result.output
     assert len(Store("onray").generations()) == 1
+
+
+def _stored_run(key: str) -> None:
+    """A run under `key` whose leader is the shipped genome (no evolution needed)."""
+    from bots.evolved.bot import shipped_genome
+
+    store = Store(key)
+    store.create({"seed": 0}, overwrite=False)
+    store.append_generation({"generation": 1, "leader": shipped_genome().to_json()}, [shipped_genome()])
+
+
+def test_a_stored_key_plays_under_the_default_isolation(data_home: Path) -> None:
+    """`driver run "evolved --key KEY"`: the referee reads the leader and passes
+    its weights, so the bot plays even where it cannot read the store (as
+    root it runs as nobody; the store is in a folder only we may enter)."""
+    import subprocess
+    import sys
+
+    _stored_run("mine")
+    data_home.chmod(0o700)
+    done = subprocess.run(
+        [sys.executable, "-c", "from driver.cli import main; main()", "run", "--max-days", "3", "evolved --key mine",
+         "random"], capture_output=True, text=True, timeout=300, env={**os.environ, "XDG_DATA_HOME": str(data_home)},
+    )
+    assert done.returncode in (0, 3), done.stderr  # a win or a draw, not a forfeit (4)
+    assert "forfeit" not in done.stderr
+
+
+def test_an_unknown_key_is_refused_before_the_game_with_the_truth(data_home: Path) -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", "from driver.cli import main; main()", "run", "evolved --key nothere", "random"],
+        capture_output=True, text=True, timeout=300, env={**os.environ, "XDG_DATA_HOME": str(data_home)},
+    )
+    assert done.returncode == 2, done.stderr
+    assert "no run stored under key 'nothere'" in done.stderr and str(data_home) in done.stderr
+
+
+def test_a_store_the_bot_cannot_read_is_not_called_missing(data_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _stored_run("locked")
+
+    def denied(self: Path) -> bytes:
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(Path, "read_bytes", denied)
+    with pytest.raises(LookupError, match="permission denied") as caught:
+        Store("locked").leader()
+    assert "no run stored" not in str(caught.value)

@@ -55,11 +55,14 @@ def test_ladder_pool_runs_rates_evaluates_and_keeps_history(tmp_path: Path) -> N
     assert ev["elo_high"] is None or ev["elo"] <= ev["elo_high"]
     assert ladder(db, "show", "--max-days", "3", "--json")["games"] == 9  # the evaluated bot was not added
 
-    ladder(db, "remove", "crash", "--json")
+    assert ladder(db, "remove", "crash", "--json")["history_as"] == "crash~1"
     after = ladder(db, "show", "--max-days", "3", "--json")
     assert [r["name"] for r in after["standings"]].count("crash") == 0 and after["games"] == 9
     assert "no bot named 'crash'" in ladder(db, "remove", "crash", ok=False)
-    assert "removed bot" in ladder(db, "add", "crash", "random", ok=False)
+    # The name is free again (it used to be refused for good), without the old bot's games.
+    ladder(db, "add", "crash", "random")
+    again = ladder(db, "show", "--max-days", "3", "--json")
+    assert again["games"] == 9 and next(r for r in again["standings"] if r["name"] == "crash")["games"] == 0
 
 
 def test_match_making_prefers_uncertain_and_even_tables() -> None:
@@ -72,3 +75,35 @@ def test_match_making_prefers_uncertain_and_even_tables() -> None:
     before = live.value(best)
     live.pending(best)  # a scheduled table counts as played: the next pick looks elsewhere
     assert live.value(best) < before
+
+
+def _progress_counts(stderr: str) -> list[str]:
+    return [line.split()[1] for line in stderr.splitlines() if line.startswith("game ")]
+
+
+def test_progress_counts_the_games_of_this_run(tmp_path: Path) -> None:
+    # A second `ladder run` counted down from the games already stored: "game 1/-2".
+    db = tmp_path / "ladder.sqlite"
+    passive = str(BOTS / "passive.py")
+    ladder(db, "add", "a", passive)
+    ladder(db, "add", "b", passive)
+    for _ in range(2):
+        out = subprocess.run(
+            [sys.executable, "-c", "from tournaments.cli import ladder_main; ladder_main()", "run", "--total", "2",
+             "--max-days", "2", "-j", "1", "--db", str(db)], capture_output=True, text=True, timeout=300,
+        )
+        assert out.returncode == 0, out.stderr
+        assert _progress_counts(out.stderr) == ["1/2", "2/2"], out.stderr
+
+
+def test_progress_of_an_elimination_counts_each_round(tmp_path: Path) -> None:
+    passive = str(BOTS / "passive.py")
+    out = subprocess.run(
+        [sys.executable, "-c", "from tournaments.cli import tournament_main; tournament_main()", "elimination",
+         *(f"p{i}={passive}" for i in range(4)), "-n", "1", "--max-days", "2", "-j", "1",
+         "--db", str(tmp_path / "e.sqlite")], capture_output=True, text=True, timeout=300,
+    )
+    assert out.returncode == 0, out.stderr
+    counts = _progress_counts(out.stderr)
+    assert counts and all(not c.split("/")[1].startswith("-") and int(c.split("/")[0]) <= int(c.split("/")[1])
+                          for c in counts), counts

@@ -355,3 +355,35 @@ def test_a_decision_that_is_not_an_int_is_refused_at_once_even_against_a_huge_ra
     for wrong in (1.0, True, "3"):
         with pytest.raises(ValueError, match="not one of the legal moves 0..an integer of about 51 digits"):
             Session(lambda game, me, wrong=wrong: wrong).answer(line)
+
+
+# --- run(decide) reads the options every SDK bot takes ---------------------------
+
+_OWN_BOT = """
+import random, sys
+from bots.sdk import run
+
+def decide(game, me):
+    sys.stderr.write(f"max_days={game.max_days} draw={random.random()}\\n")
+    return game.legal_moves(me)[0]
+
+run(decide)
+"""
+
+
+def _own_bot(*args: str) -> str:
+    first = encode(Game(2).to_wire(0)) + b"\n"
+    done = subprocess.run([sys.executable, "-c", _OWN_BOT, *args], input=first, capture_output=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert orjson.loads(done.stdout) == [0]
+    return done.stderr.decode()
+
+
+def test_a_bot_of_your_own_takes_max_days_and_seed() -> None:
+    # run(decide) never read its command line: max_days stayed 100, --seed did nothing.
+    told = _own_bot("--max-days", "30", "--seed", "7")
+    assert "max_days=30 " in told
+    assert told == _own_bot("--max-days", "30", "--seed", "7")  # the same seed, the same draws
+    assert told != _own_bot("--max-days", "30", "--seed", "8")
+    assert "max_days=100 " in _own_bot()
+    assert "max_days=12 " in _own_bot("--max-days", "12", "--its-own-option")  # the bot's own arguments are left to it

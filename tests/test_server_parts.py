@@ -180,3 +180,14 @@ def test_a_ticket_starting_with_a_dash_reaches_the_relay(monkeypatch: pytest.Mon
     httpd.server_close()
     args = _parser().parse_args(list(argv[4:]))
     assert args.ticket == "-dash-first" and args.name == "alice"
+
+
+def test_serving_on_every_interface_says_where_other_machines_connect(monkeypatch: pytest.MonkeyPatch) -> None:
+    # `driver serve --host 0.0.0.0` announced only http://127.0.0.1:PORT/.
+    import socket
+
+    from server import cli
+
+    monkeypatch.setattr(socket, "getfqdn", lambda *a: "arena.example.org")
+    assert cli._other_urls("0.0.0.0", 8123) == ["http://arena.example.org:8123/"]
+    assert cli._other_urls("127.0.0.1", 8123) == []

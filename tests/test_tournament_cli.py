@@ -240,9 +240,38 @@ def test_the_documented_api_example_in_a_script(tmp_path: Path, guarded: bool) -
     guard = 'if __name__ == "__main__":' if guarded else "if True:"
     script = tmp_path / "my_tournament.py"
     script.write_text(textwrap.dedent(_EXAMPLE.format(guard=guard, bot=PASSIVE, db=str(tmp_path / "api.sqlite"))))
-    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    # Run from the repository: the bots (as nobody, when we are root) must be
+    # able to enter the current directory, which a private tmp_path is not.
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300,
+                         cwd=Path(__file__).resolve().parent.parent)
     if guarded:
         assert out.returncode == 0 and "winner:" in out.stdout, out.stderr
     else:  # each worker imports the script again: say so, instead of "rerun to resume"
         assert out.returncode != 0 and 'if __name__ == "__main__":' in out.stderr
         assert "rerun to resume" not in out.stderr
+
+
+@pytest.mark.parametrize(("bot", "says"), [
+    ("x=python3 {tmp}/missing.py", "can't open file"),  # the program runs, the file it names is missing
+    ("x={crash0}", "exited with status 3"),
+    ("x={silent}", "no answer to its first state within 2 s"),
+])
+def test_a_bot_that_cannot_play_is_refused_before_the_first_game(tmp_path: Path, bot: str, says: str) -> None:
+    # It used to play every game as a forfeit and exit 0.
+    crash0 = tmp_path / "crash0.py"
+    crash0.write_text("import sys\nsys.stderr.write('crash0: no\\n')\nsys.exit(3)\n")
+    silent = tmp_path / "silent.py"
+    silent.write_text("import sys, time\nsys.stdin.readline()\ntime.sleep(3600)\n")
+    for script in (crash0, silent):
+        script.chmod(0o755)
+        script.write_text("#!" + sys.executable + "\n" + script.read_text())
+    bot = bot.format(tmp=tmp_path, crash0=crash0, silent=silent)
+    db = tmp_path / "t.sqlite"
+    out = cli("round-robin", bot, "random", "-n", "2", "--max-days", "3", "--db", str(db),
+              "--bot-option", "x", "startup=1,timeout=1")
+    assert out.returncode == 2, out.stderr
+    assert "bot 'x'" in out.stderr and "cannot play" in out.stderr and says in out.stderr
+    assert "no game was played" in out.stderr
+    if db.exists():
+        with Store.open(db) as store:
+            assert store.games() == []

@@ -32,7 +32,7 @@ def test_crashing_and_hanging_bots_forfeit_and_the_tournament_goes_on(tmp_path: 
     res = round_robin(
         [f"passive={PASSIVE}", f"crash={CRASH}", f"hang={HANG}"],
         games=1, db=tmp_path / "r.sqlite", concurrency=2,
-        options=PlayOptions(max_days=3, timeout=1.0, bot_options={"hang": "startup=0"}),
+        options=PlayOptions(max_days=3, timeout=1.0),
     )
     rec = res.standings.records
     assert res.standings.games == res.played_now == 6

@@ -24,8 +24,9 @@ def test_reuse_keeps_bots_alive_and_replaces_faulty_ones(tmp_path: Path) -> None
         [f"a={PASSIVE}", f"b={PASSIVE}", f"crash={CRASH}", f"hang={HANG}"],
         games=2, db=db, concurrency=2, reuse=True,
         # Each game's first answer has the default start-up allowance (a reused
-        # process still gets it for its first game); the hanging bot none.
-        options=PlayOptions(max_days=4, timeout=0.5, bot_options={"hang": "startup=0"}),
+        # process still gets it for its first game): the hanging bot answers
+        # its first state and times out at its second.
+        options=PlayOptions(max_days=4, timeout=0.5),
     )
     rec = res.standings.records
     assert res.played_now == 24

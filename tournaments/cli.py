@@ -31,6 +31,7 @@ from driver.options import (
     startup_or_default,
     time_control_options,
     timeout_option,
+    VersionedGroup,
     version_option,
 )
 from driver.safefile import UnsafePath, write_file
@@ -179,7 +180,7 @@ def _announce(db: Path, as_json: bool) -> None:
     click.echo(f"results: {db.resolve()}", err=True)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=VersionedGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @version_option
 def tournament_main() -> None:
     """Run Economancy tournaments between bot programs.
@@ -378,7 +379,7 @@ def _ladder(db: Path | None) -> Iterator[Ladder]:
             yield lad
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=VersionedGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @version_option
 def ladder_main() -> None:
     """A persistent pool of bots with ratings that improve as games are played."""
@@ -402,13 +403,13 @@ def ladder_add(name: str, command: str, db: Path | None, as_json: bool) -> None:
 @click.argument("name")
 @_ladder_options
 def ladder_remove(name: str, db: Path | None, as_json: bool) -> None:
-    """Take NAME out of the pool (its games stay in the history)."""
+    """Take NAME out of the pool (its games stay in the history, as NAME~1: the name is free again)."""
     with _ladder(db) as lad:
-        lad.remove(name)
+        retired = lad.remove(name)
         if as_json:
-            _emit_json({"removed": name, "db": str(lad.store.path)})
+            _emit_json({"removed": name, "history_as": retired, "db": str(lad.store.path)})
         else:
-            click.echo(f"removed {name}")
+            click.echo(f"removed {name}" + (f"; its games stay in the history as {retired}" if retired else ""))
 
 
 @ladder_main.command("show")

@@ -139,14 +139,17 @@ class Ladder:
         used = {s for g in self.store.games(self.tid) for s in g.seats}
         if name in used and name not in {b.name for b in self.pool()}:
             raise TournamentError(
-                f"{name!r} has stored ladder games from a removed bot; choose another name"
+                f"{name!r} has stored ladder games from a bot removed before removal kept them under"
+                f" {name + '~1'!r}; choose another name"
             )
         self.store.add_ladder_bot(name, argv)
         return PoolBot(name, argv)
 
-    def remove(self, name: str) -> None:
-        """Take a bot out of the pool; its games stay in the history."""
-        self.store.remove_ladder_bot(name)
+    def remove(self, name: str) -> str | None:
+        """Take a bot out of the pool; its games stay in the history under
+        the name returned (`name~1`, ...; None if it played none), and `name`
+        is free for another bot."""
+        return self.store.remove_ladder_bot(name, self.tid)
 
     def _entrants(self) -> list[Entrant]:
         return [from_stored(b.name, b.argv) for b in self.pool()]
@@ -200,7 +203,7 @@ class Ladder:
 
         with playing(self.store, **playing_args) as ctx:
             plan = make_plan(ctx, entrants, players, seed=0)
-            new = run(ctx, self.tid, entrants, specs(), plan, total=games, stop=stop, label="ladder")
+            new = run(ctx, self.tid, entrants, specs(), plan, new_games=games, stop=stop, label="ladder")
         return TournamentResult(LADDER_KIND, str(self.store.path), self.tid, entrants,
                                 self.show(base=options.base, max_days=options.max_days), len(new),
                                 {"pool": _pool_name(options.base, options.max_days)})

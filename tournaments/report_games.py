@@ -9,7 +9,7 @@ linked from the game list. Each page is the same file `tournament replay`
 writes, so one game can be mailed on its own, and the report itself stays
 small (a row per game) and opens at once whatever the number of games;
 pages are only read when clicked. The cost is the renderer repeated in
-every page (about 40 kB, measured by bench/viewer.py) on top of the
+every page (about 40 kB, measured by bench/replay.py) on top of the
 game's own data; `--no-replays` writes none and the list then shows the
 command that makes one.
 

@@ -23,6 +23,7 @@ class TournamentResult:
     details: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
+        """The result as a JSON-ready dict (`json.dumps` of it is what `--json` prints)."""
         return {
             "kind": self.kind,
             "db": self.db,

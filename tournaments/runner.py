@@ -17,9 +17,10 @@ second tournament (`new=True`, `--new`, starts one beside it).
 
 from __future__ import annotations
 
+import itertools
 import sys
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any
@@ -170,6 +171,25 @@ def _short(value: Any) -> str:
     return str(value)
 
 
+def _probe_entrants(ctx: Context, entrants: Sequence[Entrant], plan: GamePlan, players: int) -> None:
+    """Start each entrant once, as its games would, and require an answer
+    to a first state (`driver.probe`); raise TournamentError naming the
+    first that cannot play."""
+    from driver.probe import probe
+    from driver.process import BotStartError
+
+    seen: set[tuple[Any, ...]] = set()
+    for position, entrant in enumerate(entrants):
+        options = ctx.options.game_options(seats=(plan.bot_options[position],))
+        if (entrant.spec.argv, plan.bot_options[position]) in seen:
+            continue
+        seen.add((entrant.spec.argv, plan.bot_options[position]))
+        try:
+            probe(entrant.spec, options, players)
+        except BotStartError as err:
+            raise TournamentError(f"no game was played: {err.strerror}") from None
+
+
 def run(
     ctx: Context,
     tournament_id: int,
@@ -178,22 +198,39 @@ def run(
     plan: GamePlan,
     *,
     total: int | None = None,
+    new_games: int | None = None,
     stop: Callable[[GameRecord], bool] | None = None,
     label: str = "games",
     status: Callable[[], str] | None = None,
 ) -> list[GameRecord]:
     """Play every spec not yet stored; return the records played now.
 
+    `total` is how many games `specs` holds, played or not (the progress
+    counts the unplayed ones); `new_games`, for specs that only ever hold
+    new games (the ladder's), is how many will be played now.
+
     `stop(record)` is asked after each stored game; once true, no new game
     starts, and the games in flight are still finished and stored.
     `status()` adds to each game's progress line (e.g. the SPRT's LLR).
     """
     played = ctx.store.played_keys(tournament_id)
-    todo = (s for s in specs if s.key not in played)
+    todo: Iterator[GameSpec] = (s for s in specs if s.key not in played)
+    first = next(todo, None)
+    if first is not None:  # a bot that cannot play is refused before the first game, not forfeited in each
+        _probe_entrants(ctx, entrants, plan, len(first.seats))
+        todo = itertools.chain([first], todo)
     new: list[GameRecord] = []
     inflight: dict[Any, GameSpec] = {}
     stopping = False
-    bar = _Progress(total - len(played) if total is not None else None, label, ctx.progress, status)
+    if new_games is not None:
+        to_play: int | None = new_games
+    elif total is not None and isinstance(specs, Sequence):  # the tournament may hold other rounds' games
+        to_play = total - sum(1 for s in specs if s.key in played)
+    elif total is not None:
+        to_play = max(total - len(played), 0)
+    else:
+        to_play = None
+    bar = _Progress(to_play, label, ctx.progress, status)
     try:
         while True:
             while not stopping and len(inflight) < ctx.backend.slots:

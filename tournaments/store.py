@@ -509,11 +509,29 @@ class Store:
         except sqlite3.IntegrityError:
             raise TournamentError(f"the ladder already has a bot named {name!r}") from None
 
-    def remove_ladder_bot(self, name: str) -> None:
+    def remove_ladder_bot(self, name: str, tournament_id: int) -> str | None:
+        """Take `name` out of the ladder's pool. Its games stay, their seats
+        renamed `name~K` (the first K free), so that the name can be given
+        to another bot without inheriting this one's history; returns that
+        name (None if it had played no game)."""
         self._writable()
-        cur = self._conn.execute("DELETE FROM ladder_bots WHERE name=?", (name,))
-        if cur.rowcount == 0:
-            raise TournamentError(f"the ladder has no bot named {name!r}")
+        with self._transaction():
+            cur = self._conn.execute("DELETE FROM ladder_bots WHERE name=?", (name,))
+            if cur.rowcount == 0:
+                raise TournamentError(f"the ladder has no bot named {name!r}")
+            rows = self._conn.execute(
+                "SELECT id, CAST(seats AS BLOB) FROM games WHERE tournament_id=?", (tournament_id,)
+            ).fetchall()
+            games = [(gid, _json(seats, "games", gid, "seats")) for gid, seats in rows]
+            mine = [(gid, seats) for gid, seats in games if name in seats]
+            if not mine:
+                return None
+            used = {seat for _, seats in games for seat in seats}
+            retired = next(f"{name}~{k}" for k in range(1, len(used) + 2) if f"{name}~{k}" not in used)
+            for gid, seats in mine:
+                renamed = [retired if seat == name else seat for seat in seats]
+                self._conn.execute("UPDATE games SET seats=? WHERE id=?", (orjson.dumps(renamed).decode(), gid))
+            return retired
 
     # internals -------------------------------------------------------------
 

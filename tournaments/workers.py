@@ -45,6 +45,17 @@ class PlayOptions:
         )
         object.__setattr__(self, "bot_options", pairs)
 
+    def game_options(self, seats: tuple[BotOptions, ...] = (), opening: tuple[int | str, ...] | None = None,
+                     seed: int | None = None) -> Any:
+        """The referee's `GameOptions` for one game with these seats' options."""
+        from driver.game import GameOptions
+
+        return GameOptions(
+            base=self.base, max_days=self.max_days, timeout=self.timeout, fair=self.fair, startup=self.startup,
+            margin=self.margin, seats=seats, opening=opening, seed=seed, isolation=self.isolation,
+            bot_env=tuple(self.bot_env),
+        )
+
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "base": self.base, "max_days": self.max_days, "timeout": self.timeout, "fair": self.fair,
@@ -73,14 +84,10 @@ class Job:
 
 def play(job: Job) -> GameRecord:
     """Play one game with real bot processes; the referee handles every fault."""
-    from driver.game import GameOptions, play_game
+    from driver.game import play_game
 
     opts = job.options
-    game_options = GameOptions(
-        base=opts.base, max_days=opts.max_days, timeout=opts.timeout, fair=opts.fair, startup=opts.startup,
-        margin=opts.margin, seats=job.seats, opening=job.opening, seed=job.seed,
-        isolation=opts.isolation, bot_env=tuple(opts.bot_env),
-    )
+    game_options = opts.game_options(job.seats, job.opening, job.seed)
     started = time.time()
     if job.reuse:
         res = _kept.play(job.specs, game_options)

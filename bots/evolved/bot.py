@@ -138,8 +138,10 @@ def policy(genome: Genome, rng: random.Random) -> Decide:
     return decide
 
 
-def load_genome(key: str | None, path: Path | None = None) -> Genome:
-    """The genome to play: a JSON file, a stored evolution's leader, or the shipped one."""
+def load_genome(key: str | None, path: Path | None = None, weights: str | None = None) -> Genome:
+    """The genome to play: JSON text, a JSON file, a stored evolution's leader, or the shipped one."""
+    if weights is not None:
+        return Genome.from_json(orjson.loads(weights))
     if path is not None:
         return Genome.from_json(orjson.loads(path.read_bytes()))
     if key is not None:
@@ -174,6 +176,11 @@ def parser() -> argparse.ArgumentParser:
     source.add_argument("--key", help="play the leader of the evolution stored under KEY (see `evolve`)")
     source.add_argument("--genome", type=Path, help="play the genome in this JSON file")
     source.add_argument(
+        "--weights", metavar="JSON",
+        help="play this genome, given as JSON text (what the referee turns --key into: it reads the"
+        " store, which the bot, run as another user, may not reach)",
+    )
+    source.add_argument(
         "--fresh", action="store_true", help="play a new random genome every game (the baseline evolution starts from)"
     )
     return parser
@@ -186,7 +193,29 @@ def policy_from(options: argparse.Namespace) -> Decide:
     rng = random.Random(options.seed)
     if options.fresh:
         return FreshGenomes(rng)
-    return policy(load_genome(options.key, options.genome), rng)
+    return policy(load_genome(options.key, options.genome, options.weights), rng)
+
+
+def key_to_weights(args: Sequence[str]) -> list[str]:
+    """The bot's arguments with `--key KEY` replaced by `--weights JSON`, the
+    leader read here: the referee calls this when it builds the bot's
+    command, since the bot itself runs as another user (nobody, under the
+    default isolation as root) and cannot read the store in our home.
+    LookupError (with the store's own words) if KEY has no run."""
+    out = list(args)
+    for i, arg in enumerate(out):
+        if arg == "--key" and i + 1 < len(out):
+            key, span = out[i + 1], slice(i, i + 2)
+        elif arg.startswith("--key="):
+            key, span = arg[len("--key="):], slice(i, i + 1)
+        else:
+            continue
+        from bots.evolved.store import Store
+
+        weights = orjson.dumps(Store(key).leader().to_json()).decode()
+        out[span] = ["--weights", weights]
+        break
+    return out
 
 
 def main(argv: Sequence[str] | None = None) -> None:

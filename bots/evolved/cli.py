@@ -17,7 +17,7 @@ import sys
 
 import click
 
-from driver.options import concurrency_option, ray_address_option, version_option
+from driver.options import VersionedGroup, concurrency_option, ray_address_option, version_option
 
 from bots.evolved.ga import (
     Generation,
@@ -35,7 +35,7 @@ from bots.evolved.store import Store, check_key
 _SUBCOMMANDS = ("run", "show", "plot", "play")
 
 
-class _DefaultToRun(click.Group):
+class _DefaultToRun(VersionedGroup):
     """`evolve KEY ...` means `evolve run KEY ...` (the issue's spelling),
     so a key cannot be named like a subcommand."""
 

@@ -12,6 +12,8 @@ every generation done so far.
 
 from __future__ import annotations
 
+import os
+
 import shutil
 from pathlib import Path
 from typing import Any
@@ -112,6 +114,12 @@ class Store:
             return (self.path / name).read_bytes()
         except FileNotFoundError:
             raise LookupError(f"no run stored under key {self.key!r} (looked in {self.path})") from None
+        except PermissionError:
+            raise LookupError(
+                f"cannot read the run stored under key {self.key!r} in {self.path}: permission denied to"
+                f" uid {os.getuid()} (a bot started by a referee running as root runs as nobody: give the"
+                " referee --key, which passes the weights, or --genome a file it can read)"
+            ) from None
 
     def _write(self, name: str, data: bytes) -> None:
         tmp = self.path / (name + ".tmp")

@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
-"""Reads its input and never answers: forfeits every game by timeout."""
+"""Answers its first state as the passive bot would (it starts, and a
+tournament lets it in), then reads on and never answers again: forfeits
+every game by timeout."""
 import sys
 import time
 
-sys.stdin.readline()
+from firstmove import passive_answer
+
+print(passive_answer(sys.stdin.readline()), flush=True)
 time.sleep(3600)

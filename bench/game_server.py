@@ -1,7 +1,7 @@
 """The game server under load, on loopback: 100 connected bots playing 50
 games at once, against the stdio referee playing the same games.
 
-    nice -n 10 .venv/bin/python bench/server.py [--pairs 50] [--seconds 30] [--max-days 30]
+    nice -n 10 .venv/bin/python bench/game_server.py [--pairs 50] [--seconds 30] [--max-days 30]
 
 Two runs, each for --seconds, each with --pairs games in flight at once
 between bots that answer uniformly at random as soon as asked:

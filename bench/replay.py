@@ -1,6 +1,6 @@
 """Replay page size and build time for a 100-day 4-player game (target: under 1 MB and 1 s).
 
-    .venv/bin/python bench/viewer.py [--days N] [--players N] [--simple] [--seed N] [--repeat N] [--keep FILE]
+    .venv/bin/python bench/replay.py [--days N] [--players N] [--simple] [--seed N] [--repeat N] [--keep FILE]
 
 Plays one game in process with a policy that keeps everyone in for the
 whole day limit and the tables full (base set; `--simple` runs out of
@@ -27,10 +27,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import orjson  # noqa: E402
-
 from driver.game import state_lines  # noqa: E402
-from protocol.exactjson import dumps as exact_dumps  # noqa: E402
+from protocol.exactjson import dumps, loads  # noqa: E402  (exact: purses pass 2**64)
 from protocol.cards import ATK, COST, DEF, POINTS  # noqa: E402
 from protocol.engine import ATTACKING, BUY, DEFENDING, INVESTING, PASS, Game, move_to_wire  # noqa: E402
 from viewer.model import build_replay  # noqa: E402
@@ -45,6 +43,7 @@ def long_trace(players: int, days: int, base: bool, seed: int) -> list[bytes]:
         seat = game.pending()[0]
         moves = game.legal_moves(seat)  # investing: a range up to the purse, which compounds
         if game.phase == INVESTING:
+            # len(moves) would overflow once the purse passes 2**63: ask the purse itself
             move = 1 if seat == game.days_played % players and game.days_played % 3 == 0 and game.coins(seat) > 0 else 0
         elif game.phase == ATTACKING:  # one attack per attack phase, with the strongest card
             fresh = all(uses == 0 for _, uses in game.cards(seat))
@@ -58,9 +57,9 @@ def long_trace(players: int, days: int, base: bool, seed: int) -> list[bytes]:
             raise RuntimeError(f"unexpected phase {game.phase}")
         state = game.to_wire()
         lines.append(state_lines(state, [seat])[seat])
-        lines.append(orjson.dumps([move_to_wire(game, move)]))
+        lines.append(dumps([move_to_wire(game, move)]))
         game.play(seat, move)
-    lines.append(exact_dumps(game.to_wire()))  # sorted keys; a purse past 64 bits stays exact
+    lines.append(dumps(game.to_wire()))
     return lines
 
 
@@ -85,7 +84,7 @@ def main() -> None:
         page = replay_page(replay)
         times.append(time.perf_counter() - start)
     game = replay.games[0]
-    final = orjson.loads(lines[-1])
+    final = loads(lines[-1])
     empty = replay_page(build_replay(lines[-1], title="bench"))
     size = len(page.encode())
     print(f"game        {args.players} players, {'simple' if args.simple else 'base'} set, "
