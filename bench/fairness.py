@@ -33,7 +33,7 @@ from pathlib import Path
 
 import orjson
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the checkout's packages before bench/server.py
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the checkout's packages first
 
 from driver.botspec import BotSpec, parse_bot  # noqa: E402
 from driver.game import GameOptions, GameResult, game_lines, play_game  # noqa: E402
