@@ -23,7 +23,8 @@ this says which, and whether a larger budget searches deeper.
 against copies of OPPONENT, BOT's seat rotated) in in-process games, no
 processes or JSON, so many games fit in little CPU; prints BOT's win rate
 with its 95% Wilson interval. Bots: random, expert, decent, mcts:SECONDS,
-mcts-rm:SECONDS, mcts-eval:SECONDS, alphabeta:SECONDS.
+mcts-rm:SECONDS, mcts-eval:SECONDS, alphabeta:SECONDS, champion:SECONDS,
+champion-smab:SECONDS (CPU seconds for the champions).
 
 The mid-game position is reached by a fixed-seed playout of the engine's
 heuristic policy stopped at day 7 (or the last decision before its end),
@@ -170,6 +171,10 @@ def make_policy(spec: str, seed: int) -> Policy:
         return MctsPolicy(seconds=seconds, seed=seed, config=MctsConfig(leaf="eval"))
     if name == "alphabeta":
         return AlphaBetaPolicy(seconds=seconds, seed=seed)
+    if name == "champion":
+        return ChampionPolicy(seconds=seconds, seed=seed)
+    if name == "champion-smab":
+        return ChampionPolicy(seconds=seconds, seed=seed, smab=True)
     raise SystemExit(f"unknown bot {spec!r}")
 
 

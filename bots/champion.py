@@ -1,6 +1,6 @@
 """The champion: alpha-beta that mixes its simultaneous moves, on a CPU-time budget.
 
-    python -m bots.champion [--time 0.5] [--wall-limit 5] [--depth D] [--seed S] [--weights FILE]
+    python -m bots.champion [--time 0.5] [--wall-limit 5] [--depth D] [--seed S] [--weights FILE] [--smab]
 
 Why this bot (docs/bots.md has the measurements): alpha-beta is our
 strongest bot head to head, and its serialised search proves forced wins
@@ -48,6 +48,7 @@ class ChampionPolicy:
         depth: int = MAX_DEPTH,
         seed: int | None = None,
         weights: Weights | None = None,
+        smab: bool = False,
     ) -> None:
         if seconds <= 0:
             raise ValueError(f"--time must be positive, got {seconds}")
@@ -57,7 +58,8 @@ class ChampionPolicy:
             raise ValueError(f"--depth must be at least 1, got {depth}")
         self.seconds = seconds
         self.depth = depth
-        self.searcher = MixedAlphaBeta(weights or load_weights(packaged=CHAMPION_WEIGHTS_FILE), random.Random(seed))
+        self.searcher = MixedAlphaBeta(weights or load_weights(packaged=CHAMPION_WEIGHTS_FILE), random.Random(seed),
+                                       smab=smab)
         self.budget = Budget(seconds=seconds, depth=depth, cpu=True, wall_limit=wall_limit)
 
     def __call__(self, game: Game, me: int) -> int:
@@ -80,6 +82,8 @@ def parser() -> argparse.ArgumentParser:
                         help="deepest iteration, in steps (default %(default)s: time decides)")
     parser.add_argument("--weights", default=None, metavar="FILE",
                         help="evaluation weights JSON (default: the champion's shipped weights, bots/search/champion.json)")
+    parser.add_argument("--smab", action="store_true",
+                        help="solve simultaneous steps below the root as matrix games too (SMAB), not serialised")
     return parser
 
 
@@ -88,7 +92,7 @@ def policy_from(options: argparse.Namespace) -> ChampionPolicy:
     OSError if they are bad."""
     return ChampionPolicy(
         seconds=options.time, wall_limit=options.wall_limit, depth=options.depth, seed=options.seed,
-        weights=load_weights(options.weights, CHAMPION_WEIGHTS_FILE),
+        weights=load_weights(options.weights, CHAMPION_WEIGHTS_FILE), smab=options.smab,
     )
 
 

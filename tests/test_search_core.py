@@ -257,3 +257,100 @@ def test_bad_inputs_are_refused_with_a_reason() -> None:
     with pytest.raises(ValueError, match="seconds"):
         core.Budget(seconds=0)
     assert game.phase == INVESTING and game.key() == Game(2).key()  # untouched
+
+
+def test_the_simplex_solves_matrix_games_exactly() -> None:
+    assert _engine.matrix_game_value([[1, -1], [-1, 1]]) == pytest.approx(0, abs=1e-12)  # matching pennies
+    assert _engine.matrix_game_value([[0, -1, 1], [1, 0, -1], [-1, 1, 0]]) == pytest.approx(0, abs=1e-12)
+    assert _engine.matrix_game_value([[3, 5], [2, 1]]) == pytest.approx(3)  # a saddle point
+    assert _engine.matrix_game_value([[2, 0], [0, 1]]) == pytest.approx(2 / 3)
+    rng = np.random.default_rng(1)
+    from bots.search.matrix import solve
+
+    for _ in range(30):
+        payoff = rng.normal(size=(rng.integers(1, 10), rng.integers(1, 10))) * 50
+        value = _engine.matrix_game_value(payoff.tolist())
+        approx = solve(payoff, iterations=3000, tolerance=1e-5)
+        assert approx.gap < 0.5  # close to an equilibrium, so the bounds below are tight
+        # No mixed strategy guarantees more than the value, none concedes less.
+        assert (approx.row @ payoff).min() - 1e-6 <= value <= (payoff @ approx.column).max() + 1e-6
+    with pytest.raises(ValueError, match="finite"):
+        _engine.matrix_game_value([[float("nan")]])
+
+
+def _full_matrix_value(game: Game, me: int, depth: int, ply: int) -> float:
+    """The reference of SMAB's value: every 2-player simultaneous step a
+    matrix game of its children, solved exactly, with no pruning; the
+    rest as bots.search.alphabeta (its leaves, extensions and terminal
+    values)."""
+    from bots.search.alphabeta import EVAL_SCALE, MAX_COMBAT_EXTENSION, winning_buy_now
+    from protocol.engine import ATTACKING, DEFENDING
+
+    if game.is_over:
+        return 0.0 if game.winner is None else (WIN - ply if game.winner == me else -WIN + ply)
+    if not game.alive(me):
+        return -WIN + ply
+    if depth <= 0 and (depth <= -MAX_COMBAT_EXTENSION
+                       or not (game.phase in (ATTACKING, DEFENDING) or winning_buy_now(game))):
+        return EVAL_SCALE * evaluate(game, me, WEIGHTS)
+
+    def child(moves: dict[int, int]) -> float:
+        after = game.copy()
+        for player in sorted(moves):
+            after.play(player, moves[player])
+        return _full_matrix_value(after, me, depth - 1, ply + 1)
+
+    pending = game.pending()
+    others = [p for p in pending if p != me]
+    if me in pending and others:
+        them = others[0]
+        rows = [[child({me: a, them: b}) for b in candidate_moves(game, them)] for a in candidate_moves(game, me)]
+        return _engine.matrix_game_value(rows)
+    if me in pending:
+        return max(child({me: a}) for a in candidate_moves(game, me))
+    return min(child({others[0]: b}) for b in candidate_moves(game, others[0]))
+
+
+@pytest.mark.parametrize("depth", [1, 2])
+def test_smab_values_every_simultaneous_step_as_its_matrix_game(depth: int) -> None:
+    """Pruned by the serialised bounds, SMAB finds the value of the
+    unpruned matrix-at-every-step search (no table: a table mixes depths)."""
+    compared = 0
+    for game in _choices(8, players=(2,)):
+        me = game.pending()[0]
+        them = 1 - me
+        if them not in game.pending():
+            continue
+        ours, theirs = candidate_moves(game, me), candidate_moves(game, them)
+        searcher = _engine.AlphaBeta(WEIGHTS.values, WEIGHTS.scale, 0, True)
+        rows, done, nodes = searcher.matrix(game, me, them, ours, theirs, depth)
+        if nodes > 20_000:
+            continue  # the unpruned Python reference would take minutes
+        assert done == depth or all(abs(v) > WIN / 2 for row in rows for v in row)
+        for a, row in zip(ours, rows):
+            for b, value in zip(theirs, row):
+                after = game.copy()
+                for player, move in sorted({me: a, them: b}.items()):
+                    after.play(player, move)
+                assert value == pytest.approx(_full_matrix_value(after, me, done - 1, 1), abs=1e-7)
+                compared += 1
+    assert compared >= 20
+
+
+def test_smab_lies_between_the_serialised_bounds_and_differs_from_them() -> None:
+    """SMAB's value of a simultaneous step is at least the paranoid value
+    (we choose first) and at most the optimistic one; at a bid with a
+    mixed equilibrium it is strictly above the paranoid one."""
+    game = _mixed_bid()
+    ours, theirs = candidate_moves(game, 0), candidate_moves(game, 1)
+    paranoid = _engine.AlphaBeta(WEIGHTS.values, WEIGHTS.scale, 0).search(game, 0, ours, 2)[1]
+    rows, _, _ = _engine.AlphaBeta(WEIGHTS.values, WEIGHTS.scale, 0, True).matrix(game, 0, 1, ours, theirs, 2)
+    matrix = np.array(rows)
+    smab = _engine.matrix_game_value(rows)
+    assert matrix.min(axis=1).max() <= smab + 1e-9 and smab <= matrix.max(axis=0).min() + 1e-9
+    assert smab > paranoid + 1e-6
+
+
+def test_the_smab_champion_answers_and_keeps_the_proven_bid() -> None:
+    game = _must_match(3)
+    assert core.make("champion-smab", WEIGHTS, seed=1).search(game, 0, core.Budget(depth=3)).move == 3
