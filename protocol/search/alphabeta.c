@@ -91,7 +91,7 @@ static void store(AlphaBetaObject *ab, const Entry *entry)
 
 static void table_clear(AlphaBetaObject *ab)
 {
-    if (ab->table)
+    if (ab->table && ab->filled) /* an empty table is all zeros: touch no pages */
         memset(ab->table, 0, (ab->mask + 1) * sizeof(Entry));
     ab->filled = 0;
 }

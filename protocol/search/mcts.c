@@ -400,7 +400,7 @@ static PyObject *M_search(MctsObject *self, PyObject *args, PyObject *kw)
     if (rn->nmoves[k] > 1) {
         double limit = iterations >= 0 ? (double)iterations : INFINITY;
         while (done < limit) {
-            if (seconds > 0 && (done & 15) == 0 && clock_expired(&clock))
+            if ((seconds > 0 || wall_limit > 0) && (done & 15) == 0 && clock_expired(&clock))
                 break;
             iterate(self, s, (uint32_t)root);
             done++;
