@@ -354,3 +354,10 @@ def test_smab_lies_between_the_serialised_bounds_and_differs_from_them() -> None
 def test_the_smab_champion_answers_and_keeps_the_proven_bid() -> None:
     game = _must_match(3)
     assert core.make("champion-smab", WEIGHTS, seed=1).search(game, 0, core.Budget(depth=3)).move == 3
+
+
+def test_a_wall_limit_alone_ends_an_mcts_search() -> None:
+    """A wall-clock cap holds even when the budget is iterations (it was
+    read only with a time budget)."""
+    outcome = core.Mcts(WEIGHTS, seed=1).search(Game(2), 0, core.Budget(iterations=2_000_000, wall_limit=1e-6))
+    assert outcome.iterations < 2_000_000 and outcome.move in Game(2).legal_moves(0)
