@@ -178,7 +178,7 @@ class Mcts:
     again from the next root."""
 
     def __init__(self, weights: Weights, config: MctsConfig = MctsConfig(), seed: int | None = None,
-                 max_nodes: int = 1 << 18) -> None:
+                 max_nodes: int = 1 << 17) -> None:
         self.weights = weights
         self.config = config
         self.core = _engine.Mcts(weights.values, weights.scale, config.selection, config.exploration, config.leaf,
