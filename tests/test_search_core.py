@@ -130,6 +130,7 @@ def _must_match(purse: int) -> Game:
 SEARCHERS = {
     "alphabeta": lambda: core.make("alphabeta", WEIGHTS, seed=1),
     "champion": lambda: core.make("champion", WEIGHTS, seed=1),
+    "champion-serial": lambda: core.make("champion-serial", WEIGHTS, seed=1),
     "mcts": lambda: core.make("mcts", WEIGHTS, seed=1),
     "mcts-rm": lambda: core.make("mcts-rm", WEIGHTS, seed=1),
     "mcts-eval": lambda: core.make("mcts", WEIGHTS, seed=1, config=MctsConfig(leaf="eval")),
@@ -141,7 +142,7 @@ SEARCHERS = {
 def test_no_search_plays_a_bid_that_loses_the_game_today(name: str, purse: int) -> None:
     game = _must_match(purse)
     assert core.candidate_moves(game, 0) == [0, 1, purse] if purse > 3 else [0, 1, 3]
-    budget = core.Budget(depth=3) if name in ("alphabeta", "champion") else core.Budget(iterations=4000)
+    budget = core.Budget(depth=3) if name.startswith(("alphabeta", "champion")) else core.Budget(iterations=4000)
     outcome = SEARCHERS[name]().search(game, 0, budget)
     assert outcome.move == purse and type(outcome.move) is int
     for bid in core.candidate_moves(game, 0):  # the proof: every other bid loses that day
@@ -171,7 +172,7 @@ def test_the_searched_matrix_proves_the_loss_of_every_other_bid() -> None:
 def test_alphabeta_and_the_champion_take_forced_wins(position, moves) -> None:
     reference = ReferenceAlphaBeta(WEIGHTS, random.Random(0)).search(position(), 0, max_depth=2 * moves + 1)
     assert reference.value > WIN / 2
-    for name in ("alphabeta", "champion"):
+    for name in ("alphabeta", "champion", "champion-serial"):
         outcome = SEARCHERS[name]().search(position(), 0, core.Budget(depth=2 * moves + 1))
         assert outcome.move == reference.move and outcome.value > WIN / 2, name
 
@@ -202,7 +203,7 @@ def test_exact_big_purses_in_candidates_evaluation_and_play() -> None:
     outcome = core.AlphaBeta(WEIGHTS, random.Random(3)).search(game, 1, core.Budget(depth=2))
     assert (outcome.move, outcome.value, outcome.nodes) == (reference.move, reference.value, reference.nodes)
     for name, make in SEARCHERS.items():
-        budget = core.Budget(depth=2) if name in ("alphabeta", "champion") else core.Budget(iterations=300)
+        budget = core.Budget(depth=2) if name.startswith(("alphabeta", "champion")) else core.Budget(iterations=300)
         move = make().search(game, 1, budget).move
         assert move in candidate_moves(game, 1), name
         child = game.copy()
@@ -353,7 +354,8 @@ def test_smab_lies_between_the_serialised_bounds_and_differs_from_them() -> None
 
 def test_the_smab_champion_answers_and_keeps_the_proven_bid() -> None:
     game = _must_match(3)
-    assert core.make("champion-smab", WEIGHTS, seed=1).search(game, 0, core.Budget(depth=3)).move == 3
+    assert core.make("champion", WEIGHTS, seed=1).smab
+    assert core.make("champion", WEIGHTS, seed=1).search(game, 0, core.Budget(depth=3)).move == 3
 
 
 def test_a_wall_limit_alone_ends_an_mcts_search() -> None:

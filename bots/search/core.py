@@ -199,18 +199,18 @@ class Mcts:
         return Outcome(move, strategy, value, 0, self.core.nodes, done)
 
 
-ALGORITHMS = ("alphabeta", "champion", "champion-smab", "mcts", "mcts-rm")
+ALGORITHMS = ("alphabeta", "champion", "champion-serial", "mcts", "mcts-rm")
 
 
 def make(algorithm: str, weights: Weights, seed: int | None = None, **options) -> Searcher:
-    """A searcher by name: `alphabeta` (AlphaBeta), `champion`
-    (MixedAlphaBeta), `champion-smab` (MixedAlphaBeta with smab), `mcts`
-    and `mcts-rm` (Mcts with decoupled UCT or regret matching); `options`
-    go to its constructor."""
+    """A searcher by name: `alphabeta` (AlphaBeta), `champion` (the
+    champion bot's search: MixedAlphaBeta with smab), `champion-serial`
+    (the same serialising below the root), `mcts` and `mcts-rm` (Mcts with
+    decoupled UCT or regret matching); `options` go to its constructor."""
     if algorithm == "alphabeta":
         return AlphaBeta(weights, random.Random(seed), **options)
-    if algorithm in ("champion", "champion-smab"):
-        return MixedAlphaBeta(weights, random.Random(seed), smab=algorithm == "champion-smab", **options)
+    if algorithm in ("champion", "champion-serial"):
+        return MixedAlphaBeta(weights, random.Random(seed), smab=algorithm == "champion", **options)
     if algorithm in ("mcts", "mcts-rm"):
         config = options.pop("config", MctsConfig(selection="rm" if algorithm == "mcts-rm" else "duct"))
         return Mcts(weights, config, seed, **options)
