@@ -10,7 +10,7 @@ the start position and a mid-game one, on one core: the C search core
 searches (bots/search/mcts.py, alphabeta.py) on the same positions, with
 the ratio; and the depth the champion completes at 0.5 s of CPU with
 each (its Python reference, bots/search/mixed.py, is the champion as it
-was before the C core).
+was before the C core), and with SMAB below the root as shipped.
 
 `depth`: the depth the champion completes, and the wall time it takes,
 at each CPU budget of `--times`, at its decisions in a reproducible game
@@ -23,7 +23,8 @@ this says which, and whether a larger budget searches deeper.
 against copies of OPPONENT, BOT's seat rotated) in in-process games, no
 processes or JSON, so many games fit in little CPU; prints BOT's win rate
 with its 95% Wilson interval. Bots: random, expert, decent, mcts:SECONDS,
-mcts-rm:SECONDS, mcts-eval:SECONDS, alphabeta:SECONDS.
+mcts-rm:SECONDS, mcts-eval:SECONDS, alphabeta:SECONDS, champion:SECONDS,
+champion-serial:SECONDS (the champion with --serialise; CPU seconds for the champions).
 
 The mid-game position is reached by a fixed-seed playout of the engine's
 heuristic policy stopped at day 7 (or the last decision before its end),
@@ -105,13 +106,17 @@ def bench_core_alphabeta(game: Game, seconds: float) -> tuple[float, int]:
     return outcome.nodes / (time.perf_counter() - start), outcome.depth
 
 
-def champion_depths(game: Game, seconds: float = 0.5) -> tuple[int, int]:
+def champion_depths(game: Game, seconds: float = 0.5) -> tuple[int, int, int]:
     """The depth the champion completes at `seconds` of CPU: with the Python
-    reference search (the champion before the C core), and with the core."""
+    reference search (the champion before the C core), with the core
+    serialising the simultaneous steps below the root (`--serialise`), and
+    as shipped (SMAB below the root)."""
     weights = load_weights(packaged=CHAMPION_WEIGHTS_FILE)
     before = MixedAlphaBeta(weights, random.Random(1), clock=time.thread_time).search(game, 0, seconds=seconds)
-    after = core.MixedAlphaBeta(weights, random.Random(1)).search(game, 0, core.Budget(seconds=seconds, cpu=True))
-    return before.depth, after.depth
+    budget = core.Budget(seconds=seconds, cpu=True)
+    serial = core.MixedAlphaBeta(weights, random.Random(1)).search(game, 0, budget)
+    smab = core.MixedAlphaBeta(weights, random.Random(1), smab=True).search(game, 0, budget)
+    return before.depth, serial.depth, smab.depth
 
 
 def speed(seconds: float, base: bool) -> None:
@@ -126,8 +131,8 @@ def speed(seconds: float, base: bool) -> None:
         (py, py_depth), (c, c_depth) = bench_alphabeta(game, seconds), bench_core_alphabeta(game, seconds)
         print(f"  alpha-beta:            {py:10.0f} | {c:10.0f} nodes/s      | {c / py:5.1f}x "
               f"(depth {py_depth} | {c_depth} completed)")
-        before, after = champion_depths(game)
-        print(f"  champion at 0.5 s CPU: depth {before} | {after} completed")
+        before, serial, smab = champion_depths(game)
+        print(f"  champion at 0.5 s CPU: depth {before} | {serial} completed ({smab} with SMAB, as shipped)")
 
 
 def depth(times: list[float], wall_limit: float, base: bool, decisions: int = 12) -> None:
@@ -170,6 +175,10 @@ def make_policy(spec: str, seed: int) -> Policy:
         return MctsPolicy(seconds=seconds, seed=seed, config=MctsConfig(leaf="eval"))
     if name == "alphabeta":
         return AlphaBetaPolicy(seconds=seconds, seed=seed)
+    if name == "champion":
+        return ChampionPolicy(seconds=seconds, seed=seed)
+    if name == "champion-serial":
+        return ChampionPolicy(seconds=seconds, seed=seed, smab=False)
     raise SystemExit(f"unknown bot {spec!r}")
 
 

@@ -130,6 +130,7 @@ def _must_match(purse: int) -> Game:
 SEARCHERS = {
     "alphabeta": lambda: core.make("alphabeta", WEIGHTS, seed=1),
     "champion": lambda: core.make("champion", WEIGHTS, seed=1),
+    "champion-serial": lambda: core.make("champion-serial", WEIGHTS, seed=1),
     "mcts": lambda: core.make("mcts", WEIGHTS, seed=1),
     "mcts-rm": lambda: core.make("mcts-rm", WEIGHTS, seed=1),
     "mcts-eval": lambda: core.make("mcts", WEIGHTS, seed=1, config=MctsConfig(leaf="eval")),
@@ -141,7 +142,7 @@ SEARCHERS = {
 def test_no_search_plays_a_bid_that_loses_the_game_today(name: str, purse: int) -> None:
     game = _must_match(purse)
     assert core.candidate_moves(game, 0) == [0, 1, purse] if purse > 3 else [0, 1, 3]
-    budget = core.Budget(depth=3) if name in ("alphabeta", "champion") else core.Budget(iterations=4000)
+    budget = core.Budget(depth=3) if name.startswith(("alphabeta", "champion")) else core.Budget(iterations=4000)
     outcome = SEARCHERS[name]().search(game, 0, budget)
     assert outcome.move == purse and type(outcome.move) is int
     for bid in core.candidate_moves(game, 0):  # the proof: every other bid loses that day
@@ -171,7 +172,7 @@ def test_the_searched_matrix_proves_the_loss_of_every_other_bid() -> None:
 def test_alphabeta_and_the_champion_take_forced_wins(position, moves) -> None:
     reference = ReferenceAlphaBeta(WEIGHTS, random.Random(0)).search(position(), 0, max_depth=2 * moves + 1)
     assert reference.value > WIN / 2
-    for name in ("alphabeta", "champion"):
+    for name in ("alphabeta", "champion", "champion-serial"):
         outcome = SEARCHERS[name]().search(position(), 0, core.Budget(depth=2 * moves + 1))
         assert outcome.move == reference.move and outcome.value > WIN / 2, name
 
@@ -202,7 +203,7 @@ def test_exact_big_purses_in_candidates_evaluation_and_play() -> None:
     outcome = core.AlphaBeta(WEIGHTS, random.Random(3)).search(game, 1, core.Budget(depth=2))
     assert (outcome.move, outcome.value, outcome.nodes) == (reference.move, reference.value, reference.nodes)
     for name, make in SEARCHERS.items():
-        budget = core.Budget(depth=2) if name in ("alphabeta", "champion") else core.Budget(iterations=300)
+        budget = core.Budget(depth=2) if name.startswith(("alphabeta", "champion")) else core.Budget(iterations=300)
         move = make().search(game, 1, budget).move
         assert move in candidate_moves(game, 1), name
         child = game.copy()
@@ -213,14 +214,15 @@ def test_the_mcts_tree_is_found_again_from_the_next_root() -> None:
     searcher = core.Mcts(WEIGHTS, seed=3)
     game = Game(2)
     first = searcher.search(game, 0, core.Budget(iterations=2000))
+    _, _, theirs = searcher.core.search(game, 1, 1)  # player 1's statistics at the same root
     game.play(0, first.move)
-    game.play(1, max(searcher.search(Game(2), 1, core.Budget(iterations=1)).strategy.items(),
-                     key=lambda kv: kv[1])[0])
-    again = searcher.search(game, game.pending()[0], core.Budget(iterations=10))
-    visits = sum(share for share in again.strategy.values())
-    assert abs(visits - 1) < 1e-9
-    # The root already had visits from the first search: more than the 10 just run.
-    assert searcher.core.nodes > 1000
+    game.play(1, max(theirs, key=lambda row: row[1])[0])  # their most visited answer: a well-visited child
+    _, done, stats = searcher.core.search(game, game.pending()[0], 10)
+    assert done == 10
+    assert sum(visits for _, visits, _ in stats) > 100  # visits from the first search, found again
+    searcher.reset()
+    _, _, fresh = searcher.core.search(game, game.pending()[0], 10)
+    assert sum(visits for _, visits, _ in fresh) == 10
 
 
 def test_a_seed_reproduces_an_mcts_search_and_seeds_differ() -> None:
@@ -257,3 +259,108 @@ def test_bad_inputs_are_refused_with_a_reason() -> None:
     with pytest.raises(ValueError, match="seconds"):
         core.Budget(seconds=0)
     assert game.phase == INVESTING and game.key() == Game(2).key()  # untouched
+
+
+def test_the_simplex_solves_matrix_games_exactly() -> None:
+    assert _engine.matrix_game_value([[1, -1], [-1, 1]]) == pytest.approx(0, abs=1e-12)  # matching pennies
+    assert _engine.matrix_game_value([[0, -1, 1], [1, 0, -1], [-1, 1, 0]]) == pytest.approx(0, abs=1e-12)
+    assert _engine.matrix_game_value([[3, 5], [2, 1]]) == pytest.approx(3)  # a saddle point
+    assert _engine.matrix_game_value([[2, 0], [0, 1]]) == pytest.approx(2 / 3)
+    rng = np.random.default_rng(1)
+    from bots.search.matrix import solve
+
+    for _ in range(30):
+        payoff = rng.normal(size=(rng.integers(1, 10), rng.integers(1, 10))) * 50
+        value = _engine.matrix_game_value(payoff.tolist())
+        approx = solve(payoff, iterations=3000, tolerance=1e-5)
+        assert approx.gap < 0.5  # close to an equilibrium, so the bounds below are tight
+        # No mixed strategy guarantees more than the value, none concedes less.
+        assert (approx.row @ payoff).min() - 1e-6 <= value <= (payoff @ approx.column).max() + 1e-6
+    with pytest.raises(ValueError, match="finite"):
+        _engine.matrix_game_value([[float("nan")]])
+
+
+def _full_matrix_value(game: Game, me: int, depth: int, ply: int) -> float:
+    """The reference of SMAB's value: every 2-player simultaneous step a
+    matrix game of its children, solved exactly, with no pruning; the
+    rest as bots.search.alphabeta (its leaves, extensions and terminal
+    values)."""
+    from bots.search.alphabeta import EVAL_SCALE, MAX_COMBAT_EXTENSION, winning_buy_now
+    from protocol.engine import ATTACKING, DEFENDING
+
+    if game.is_over:
+        return 0.0 if game.winner is None else (WIN - ply if game.winner == me else -WIN + ply)
+    if not game.alive(me):
+        return -WIN + ply
+    if depth <= 0 and (depth <= -MAX_COMBAT_EXTENSION
+                       or not (game.phase in (ATTACKING, DEFENDING) or winning_buy_now(game))):
+        return EVAL_SCALE * evaluate(game, me, WEIGHTS)
+
+    def child(moves: dict[int, int]) -> float:
+        after = game.copy()
+        for player in sorted(moves):
+            after.play(player, moves[player])
+        return _full_matrix_value(after, me, depth - 1, ply + 1)
+
+    pending = game.pending()
+    others = [p for p in pending if p != me]
+    if me in pending and others:
+        them = others[0]
+        rows = [[child({me: a, them: b}) for b in candidate_moves(game, them)] for a in candidate_moves(game, me)]
+        return _engine.matrix_game_value(rows)
+    if me in pending:
+        return max(child({me: a}) for a in candidate_moves(game, me))
+    return min(child({others[0]: b}) for b in candidate_moves(game, others[0]))
+
+
+@pytest.mark.parametrize("depth", [1, 2])
+def test_smab_values_every_simultaneous_step_as_its_matrix_game(depth: int) -> None:
+    """Pruned by the serialised bounds, SMAB finds the value of the
+    unpruned matrix-at-every-step search (no table: a table mixes depths)."""
+    compared = 0
+    for game in _choices(8, players=(2,)):
+        me = game.pending()[0]
+        them = 1 - me
+        if them not in game.pending():
+            continue
+        ours, theirs = candidate_moves(game, me), candidate_moves(game, them)
+        searcher = _engine.AlphaBeta(WEIGHTS.values, WEIGHTS.scale, 0, True)
+        rows, done, nodes = searcher.matrix(game, me, them, ours, theirs, depth)
+        if nodes > 20_000:
+            continue  # the unpruned Python reference would take minutes
+        assert done == depth or all(abs(v) > WIN / 2 for row in rows for v in row)
+        for a, row in zip(ours, rows):
+            for b, value in zip(theirs, row):
+                after = game.copy()
+                for player, move in sorted({me: a, them: b}.items()):
+                    after.play(player, move)
+                assert value == pytest.approx(_full_matrix_value(after, me, done - 1, 1), abs=1e-7)
+                compared += 1
+    assert compared >= 20
+
+
+def test_smab_lies_between_the_serialised_bounds_and_differs_from_them() -> None:
+    """SMAB's value of a simultaneous step is at least the paranoid value
+    (we choose first) and at most the optimistic one; at a bid with a
+    mixed equilibrium it is strictly above the paranoid one."""
+    game = _mixed_bid()
+    ours, theirs = candidate_moves(game, 0), candidate_moves(game, 1)
+    paranoid = _engine.AlphaBeta(WEIGHTS.values, WEIGHTS.scale, 0).search(game, 0, ours, 2)[1]
+    rows, _, _ = _engine.AlphaBeta(WEIGHTS.values, WEIGHTS.scale, 0, True).matrix(game, 0, 1, ours, theirs, 2)
+    matrix = np.array(rows)
+    smab = _engine.matrix_game_value(rows)
+    assert matrix.min(axis=1).max() <= smab + 1e-9 and smab <= matrix.max(axis=0).min() + 1e-9
+    assert smab > paranoid + 1e-6
+
+
+def test_the_smab_champion_answers_and_keeps_the_proven_bid() -> None:
+    game = _must_match(3)
+    assert core.make("champion", WEIGHTS, seed=1).smab
+    assert core.make("champion", WEIGHTS, seed=1).search(game, 0, core.Budget(depth=3)).move == 3
+
+
+def test_a_wall_limit_alone_ends_an_mcts_search() -> None:
+    """A wall-clock cap holds even when the budget is iterations (it was
+    read only with a time budget)."""
+    outcome = core.Mcts(WEIGHTS, seed=1).search(Game(2), 0, core.Budget(iterations=2_000_000, wall_limit=1e-6))
+    assert outcome.iterations < 2_000_000 and outcome.move in Game(2).legal_moves(0)

@@ -1,6 +1,10 @@
 """Game-tree search over the rules engine, shared by the `mcts`,
 `alphabeta` and `champion` bots: one algorithm per module.
 
+- `core`: the search core in C (protocol/search/), what the bots play, and
+  its one interface (a game, a Budget, an Outcome); the Python modules
+  below are its reference implementations, compared with it by
+  tests/test_search_core.py;
 - `actions`: the reduced move sets both searches branch over;
 - `evaluation`: the heuristic value of a non-terminal state and its weights;
 - `mcts`: simultaneous-move Monte Carlo tree search;

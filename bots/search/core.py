@@ -15,6 +15,9 @@ move at fixed depths, same candidate moves, same evaluation to the bit):
   transposition table (bots.search.alphabeta);
 - `MixedAlphaBeta`: the same, whose simultaneous 2-player root is solved
   as a matrix game (bots.search.mixed);
+- either with `smab=True`: 2-player simultaneous steps below the root are
+  solved as matrix games too, pruned by their serialised bounds (SMAB,
+  Saffidine et al. 2012; protocol/search/smab.c), instead of serialised;
 - `Mcts`: simultaneous-move MCTS, decoupled UCT or regret matching, with
   transpositions (bots.search.mcts).
 
@@ -118,10 +121,12 @@ class AlphaBeta:
     The root's moves are searched in a seeded random order, so that ties
     between equally valued moves are a seeded coin toss."""
 
-    def __init__(self, weights: Weights, rng: random.Random | None = None, table_bits: int = 19) -> None:
+    def __init__(self, weights: Weights, rng: random.Random | None = None, table_bits: int = 19,
+                 smab: bool = False) -> None:
         self.weights = weights
         self.rng = rng or random.Random()
-        self.core = _engine.AlphaBeta(weights.values, weights.scale, table_bits)
+        self.smab = smab
+        self.core = _engine.AlphaBeta(weights.values, weights.scale, table_bits, smab)
 
     def reset(self) -> None:
         self.core.reset()
@@ -173,7 +178,7 @@ class Mcts:
     again from the next root."""
 
     def __init__(self, weights: Weights, config: MctsConfig = MctsConfig(), seed: int | None = None,
-                 max_nodes: int = 1 << 18) -> None:
+                 max_nodes: int = 1 << 17) -> None:
         self.weights = weights
         self.config = config
         self.core = _engine.Mcts(weights.values, weights.scale, config.selection, config.exploration, config.leaf,
@@ -194,17 +199,18 @@ class Mcts:
         return Outcome(move, strategy, value, 0, self.core.nodes, done)
 
 
-ALGORITHMS = ("alphabeta", "champion", "mcts", "mcts-rm")
+ALGORITHMS = ("alphabeta", "champion", "champion-serial", "mcts", "mcts-rm")
 
 
 def make(algorithm: str, weights: Weights, seed: int | None = None, **options) -> Searcher:
-    """A searcher by name: `alphabeta` (AlphaBeta), `champion`
-    (MixedAlphaBeta), `mcts` and `mcts-rm` (Mcts with decoupled UCT or
-    regret matching); `options` go to its constructor."""
+    """A searcher by name: `alphabeta` (AlphaBeta), `champion` (the
+    champion bot's search: MixedAlphaBeta with smab), `champion-serial`
+    (the same serialising below the root), `mcts` and `mcts-rm` (Mcts with
+    decoupled UCT or regret matching); `options` go to its constructor."""
     if algorithm == "alphabeta":
         return AlphaBeta(weights, random.Random(seed), **options)
-    if algorithm == "champion":
-        return MixedAlphaBeta(weights, random.Random(seed), **options)
+    if algorithm in ("champion", "champion-serial"):
+        return MixedAlphaBeta(weights, random.Random(seed), smab=algorithm == "champion", **options)
     if algorithm in ("mcts", "mcts-rm"):
         config = options.pop("config", MctsConfig(selection="rm" if algorithm == "mcts-rm" else "duct"))
         return Mcts(weights, config, seed, **options)

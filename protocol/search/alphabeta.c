@@ -36,6 +36,7 @@ typedef struct {
 typedef struct {
     PyObject_HEAD
     Weights w;
+    int smab; /* 2 players: simultaneous steps below the root are matrix games (smab.c) */
     Entry *table;
     uint64_t mask;
     size_t filled;
@@ -53,6 +54,8 @@ typedef struct {
 
 static const Entry *probe(const AlphaBetaObject *ab, uint64_t key)
 {
+    if (!ab->table)
+        return NULL;
     for (int k = 0; k < BUCKET; k++) {
         const Entry *e = &ab->table[(key + (uint64_t)k) & ab->mask];
         if (!e->used)
@@ -65,6 +68,8 @@ static const Entry *probe(const AlphaBetaObject *ab, uint64_t key)
 
 static void store(AlphaBetaObject *ab, const Entry *entry)
 {
+    if (!ab->table)
+        return;
     Entry *victim = NULL;
     for (int k = 0; k < BUCKET; k++) {
         Entry *e = &ab->table[(entry->key + (uint64_t)k) & ab->mask];
@@ -86,7 +91,8 @@ static void store(AlphaBetaObject *ab, const Entry *entry)
 
 static void table_clear(AlphaBetaObject *ab)
 {
-    memset(ab->table, 0, (ab->mask + 1) * sizeof(Entry));
+    if (ab->table && ab->filled) /* an empty table is all zeros: touch no pages */
+        memset(ab->table, 0, (ab->mask + 1) * sizeof(Entry));
     ab->filled = 0;
 }
 
@@ -113,6 +119,18 @@ static int winning_buy_now(const State *s)
 }
 
 static double value(AlphaBetaObject *ab, const State *s, int depth, int ply, double alpha, double beta);
+
+typedef struct {
+    AlphaBetaObject *ab;
+    int depth, ply;
+} ChildContext;
+
+/* A cell of a simultaneous node's matrix (smab.c): the child one step deeper. */
+static double smab_child(void *ctx, const State *child, double alpha, double beta)
+{
+    const ChildContext *c = ctx;
+    return value(c->ab, child, c->depth - 1, c->ply + 1, alpha, beta);
+}
 
 /* Our move `mine` (if has_mine) answered by the opponents' joint reply that
    is worst for us: a min node over the product of their moves. */
@@ -250,7 +268,17 @@ static double value(AlphaBetaObject *ab, const State *s, int depth, int ply, dou
     out.key = key;
     out.depth = (int16_t)depth;
     double v;
-    if (me_pending) {
+    if (ab->smab && s->np == 2 && me_pending && nopp == 1) {
+        ChildContext ctx = {ab, depth, ply};
+        int bound;
+        v = smab_node(s, ab->me, opp[0], alpha, beta, smab_child, &ctx, &ab->stop, &bound);
+        if (ab->stop)
+            return 0.0;
+        out.bound = bound == 1 ? LOWER : bound == 2 ? UPPER : EXACT;
+        out.value = to_table(v, ply);
+        store(ab, &out);
+        return v;
+    } else if (me_pending) {
         int64_t mine[MAXMOVES];
         int n = candidate_moves(s, ab->me, mine);
         if (n <= 0) {
@@ -396,22 +424,23 @@ int search_parse_weights(PyObject *obj, double scale, Weights *w) { return parse
 
 static int AB_init(AlphaBetaObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"weights", "scale", "table_bits", NULL};
+    static char *kwlist[] = {"weights", "scale", "table_bits", "smab", NULL};
     PyObject *weights;
     double scale = 10.0;
-    int bits = 19;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|di", kwlist, &weights, &scale, &bits))
+    int bits = 19, smab = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|dip", kwlist, &weights, &scale, &bits, &smab))
         return -1;
+    self->smab = smab;
     if (parse_weights(weights, scale, &self->w) < 0)
         return -1;
-    if (bits < 4 || bits > 26) {
-        PyErr_Format(PyExc_ValueError, "table_bits must be 4..26, not %d", bits);
+    if (bits != 0 && (bits < 4 || bits > 26)) {
+        PyErr_Format(PyExc_ValueError, "table_bits must be 0 (no table) or 4..26, not %d", bits);
         return -1;
     }
     PyMem_Free(self->table);
+    self->table = NULL;
     self->mask = ((uint64_t)1 << bits) - 1;
-    self->table = PyMem_Calloc(self->mask + 1, sizeof(Entry));
-    if (!self->table)
+    if (bits && !(self->table = PyMem_Calloc(self->mask + 1, sizeof(Entry))))
         return PyErr_NoMemory(), -1;
     self->filled = 0;
     self->seat = -1;
@@ -621,7 +650,8 @@ static PyTypeObject AlphaBetaType = {
     .tp_basicsize = sizeof(AlphaBetaObject),
     .tp_dealloc = (destructor)AB_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "AlphaBeta(weights, scale=10.0, table_bits=19): the C alpha-beta searcher, its table kept across searches.",
+    .tp_doc = "AlphaBeta(weights, scale=10.0, table_bits=19, smab=False): the C alpha-beta searcher, its table kept "
+              "across searches (table_bits=0: none); with smab, 2-player simultaneous steps below the root are solved as matrix games.",
     .tp_methods = AB_methods,
     .tp_init = (initproc)AB_init,
     .tp_new = PyType_GenericNew,

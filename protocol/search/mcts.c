@@ -312,7 +312,7 @@ static int M_init(MctsObject *self, PyObject *args, PyObject *kw)
     double scale = 10.0, exploration = 1.0;
     const char *selection = "duct", *leaf = "playout";
     unsigned long long seed = 0;
-    unsigned int max_nodes = 1u << 18;
+    unsigned int max_nodes = 1u << 17;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "O|dsdsKI", kwlist, &weights, &scale, &selection, &exploration, &leaf,
                                      &seed, &max_nodes))
         return -1;
@@ -400,7 +400,7 @@ static PyObject *M_search(MctsObject *self, PyObject *args, PyObject *kw)
     if (rn->nmoves[k] > 1) {
         double limit = iterations >= 0 ? (double)iterations : INFINITY;
         while (done < limit) {
-            if (seconds > 0 && (done & 15) == 0 && clock_expired(&clock))
+            if ((seconds > 0 || wall_limit > 0) && (done & 15) == 0 && clock_expired(&clock))
                 break;
             iterate(self, s, (uint32_t)root);
             done++;
@@ -466,7 +466,7 @@ static PyTypeObject MctsType = {
     .tp_dealloc = (destructor)M_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "Mcts(weights, scale=10.0, selection='duct', exploration=1.0, leaf='playout', seed=0, "
-              "max_nodes=2**18): the C SM-MCTS searcher, its tree kept across searches.",
+              "max_nodes=2**17): the C SM-MCTS searcher, its tree kept across searches.",
     .tp_methods = M_methods,
     .tp_getset = M_getset,
     .tp_init = (initproc)M_init,

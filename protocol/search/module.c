@@ -108,7 +108,49 @@ static PyObject *py_evaluate(PyObject *Py_UNUSED(m), PyObject *args)
     return PyFloat_FromDouble(v);
 }
 
+static PyObject *py_matrix_game_value(PyObject *Py_UNUSED(m), PyObject *rows)
+{
+    PyObject *seq = PySequence_Fast(rows, "rows must be a sequence of sequences of floats");
+    if (!seq)
+        return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq), m = -1;
+    double a[MAXMOVES * MAXMOVES];
+    for (Py_ssize_t i = 0; i < n && n <= MAXMOVES; i++) {
+        PyObject *row = PySequence_Fast(PySequence_Fast_GET_ITEM(seq, i), "each row must be a sequence of floats");
+        if (!row) {
+            Py_DECREF(seq);
+            return NULL;
+        }
+        Py_ssize_t k = PySequence_Fast_GET_SIZE(row);
+        if (m >= 0 && k != m) {
+            Py_DECREF(row);
+            m = -2;
+            break;
+        }
+        m = k;
+        for (Py_ssize_t j = 0; j < k && k <= MAXMOVES; j++) {
+            a[i * k + j] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(row, j));
+            if (a[i * k + j] == -1.0 && PyErr_Occurred()) {
+                Py_DECREF(row);
+                Py_DECREF(seq);
+                return NULL;
+            }
+        }
+        Py_DECREF(row);
+    }
+    Py_DECREF(seq);
+    if (n < 1 || n > MAXMOVES || m < 1 || m > MAXMOVES)
+        return PyErr_Format(PyExc_ValueError, "a matrix of 1 to %d equal rows of 1 to %d values expected", MAXMOVES,
+                            MAXMOVES);
+    for (Py_ssize_t k = 0; k < n * m; k++)
+        if (!isfinite(a[k]))
+            return PyErr_Format(PyExc_ValueError, "payoffs must be finite");
+    return PyFloat_FromDouble(matrix_game_value(a, (int)n, (int)m));
+}
+
 static PyMethodDef search_functions[] = {
+    {"matrix_game_value", py_matrix_game_value, METH_O,
+     "matrix_game_value(rows): the row player's value of a zero-sum matrix game, by the simplex method."},
     {"candidate_moves", py_candidate_moves, METH_VARARGS,
      "candidate_moves(game, player): the moves the searches branch over (bots.search.actions.candidate_moves)."},
     {"features", py_features, METH_VARARGS,

@@ -95,6 +95,20 @@ int clock_expired(const Clock *c);
 
 /* ------------------------------------------------------------ algorithms */
 
+/* The value for the row player (maximiser) of the zero-sum matrix game
+   `a` (n x m, row-major), by the simplex method (smab.c). */
+double matrix_game_value(const double *a, int n, int m);
+
+/* A child's value for the searching player, searched with (alpha, beta). */
+typedef double (*ChildValue)(void *ctx, const State *child, double alpha, double beta);
+
+/* The value of a 2-player step where `me` and `them` choose at once, as a
+   matrix game over their candidate moves, pruned by its serialised bounds
+   (smab.c). *bound: 0 exact, 1 a lower bound (>= beta), 2 an upper bound
+   (<= alpha). Sets *stop (and returns 0) when a child search stops. */
+double smab_node(const State *s, int me, int them, double alpha, double beta, ChildValue child_value, void *ctx,
+                 int *stop, int *bound);
+
 int mcts_init(PyObject *module);
 int alphabeta_init(PyObject *module);
 
