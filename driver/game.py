@@ -113,7 +113,9 @@ class GameOptions:
         relay of a `remote:NAME` bot (`server.relay`), a program of ours
         that must reach its game server: it runs without namespaces (no
         network there), and the bot it plays runs on another machine."""
-        return "none" if bot.remote else self.isolation
+        from driver.isolation import RELAY
+
+        return RELAY if bot.remote else self.isolation
 
     def command(self, bot: BotSpec, seat: int) -> tuple[str, ...]:
         """How to start `bot` at `seat`: with the day limit and, if it takes

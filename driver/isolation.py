@@ -86,6 +86,10 @@ __all__ = [
 ]
 
 MODES = ("auto", "namespaces", "none")
+RELAY = "relay"
+"""Not a user's choice: the mode of the relay of a `remote:NAME` bot
+(`server.relay`), a program of ours that must reach its game server, so it
+runs as `none` does; the bot it plays runs on the machine that connected it."""
 """The values of --isolation."""
 
 NOBODY = 65534
@@ -542,6 +546,10 @@ def choose(mode: str) -> Isolation:
 
     Raises LaunchError for `namespaces` where they cannot be had.
     """
+    if mode == RELAY:
+        return Isolation(False, os.geteuid(), os.getegid(),
+                         "remote: the bot plays on the machine that connected it (driver connect); "
+                         "only its relay runs here, a program of ours, outside namespaces (it must reach the server)")
     if mode not in MODES:
         raise ValueError(f"isolation must be one of {', '.join(MODES)}, not {mode!r}")
     if mode != "none":
@@ -582,7 +590,7 @@ def launch(argv: Sequence[str], env: Mapping[str, str], mode: str, fence: Fence 
     """
     fence = fence or Fence()
     isolation = choose(mode)
-    if mode == "none":
+    if mode in ("none", RELAY):
         # The old behaviour, on request: the referee's environment, no limits.
         bot_env = dict(env)
         for entry in fence.env:
@@ -602,7 +610,9 @@ def launch(argv: Sequence[str], env: Mapping[str, str], mode: str, fence: Fence 
     if isolation.namespaces:
         command += ["--namespaces", "--uid", str(isolation.uid), "--gid", str(isolation.gid)]
         command += ["--scratch", str(limits.scratch)]
-        for path in _kept_in_scratch([program, *argv[1:]]):
+        # The working directory too: a bot started from /tmp/work must find it
+        # (a pyenv shim, a relative path), read-only as the rest.
+        for path in _kept_in_scratch([program, *argv[1:]], os.getcwd()):
             command += ["--keep", path]
         if os.geteuid() == 0:
             hidden = _hidden_directories([program, *argv[1:]], isolation.uid, isolation.gid)
@@ -860,14 +870,15 @@ SCRATCH_PLACES = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
 """The world-writable places each bot under namespaces has its own of."""
 
 
-def _kept_in_scratch(args: Sequence[str]) -> list[str]:
+def _kept_in_scratch(args: Sequence[str], cwd: str | None = None) -> list[str]:
     """The entries of the host's scratch places that the bot's program (its
-    interpreter, through links) and its existing arguments lie in: the
-    bot's private /tmp would hide them, so botinit binds each back
-    read-only. The whole top entry (/tmp/mybot, not /tmp/mybot/bot.js):
-    a program's neighbours (modules, a jar's classes) come with it."""
+    interpreter, through links), its existing arguments and its working
+    directory `cwd` lie in: the bot's private /tmp would hide them, so
+    botinit binds each back read-only. The whole top entry (/tmp/mybot,
+    not /tmp/mybot/bot.js): a program's neighbours (modules, a jar's
+    classes) come with it."""
     kept: list[str] = []
-    for i, arg in enumerate(args):
+    for i, arg in enumerate([*args, *([cwd] if cwd else [])]):
         if i > 0 and not os.path.exists(arg):
             continue
         path = os.path.abspath(arg)

@@ -167,6 +167,23 @@ def test_a_bot_under_tmp_still_runs_with_its_neighbours_read_only() -> None:
         shutil.rmtree(directory)
 
 
+@needs_namespaces
+def test_a_bot_started_from_a_working_directory_under_tmp_finds_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`cd /tmp/work && driver run "python3 bot.py" ...`: the bot's working
+    directory lies in what is its private /tmp, so it is bound back too (a
+    pyenv shim or a relative path needs it; the docs' commands run so)."""
+    directory = Path(shutil.copytree(BOTS, Path("/tmp") / f"economancy-fences-cwd-{new_mark()}"))
+    try:
+        directory.chmod(0o755)
+        monkeypatch.chdir(directory)
+        checker = "import os, sys; os.stat('simple.py'); sys.argv[1:] = []; exec(open('simple.py').read())"
+        result = play_game([BotSpec((sys.executable, "-S", "-c", checker), "cwd-in-tmp"), SIMPLE],
+                           GameOptions(max_days=1, timeout=60))
+        assert result.fault is None, (result.fault, result.stderr[0][-500:])
+    finally:
+        shutil.rmtree(directory)
+
+
 # -- limits -------------------------------------------------------------------------
 
 

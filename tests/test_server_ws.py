@@ -240,6 +240,10 @@ def test_remote_name_in_driver_run_through_the_relay(server: Server) -> None:
     run = subprocess.run([sys.executable, "-c", "from driver.cli import main; main()", "run", "remote:relayed", "random",
                           "--max-days", "10"], capture_output=True, env=env_with_server(server.url, TOKEN), timeout=120)
     assert run.returncode in (0, 3), run.stderr
+    # Nobody asked for --isolation none: the summary says where the bot really runs.
+    summary = run.stderr.decode()
+    assert "seat 0: remote: the bot plays on the machine that connected it" in summary, summary
+    assert "--isolation none" not in summary
     lines = run.stdout.splitlines()
     final = orjson.loads(lines[-1])
     assert final["phase"]["name"] == "end"
