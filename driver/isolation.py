@@ -846,7 +846,7 @@ def _hidden_directories(args: Sequence[str], uid: int, gid: int) -> dict[str, li
         if i > 0 and not os.path.exists(arg):
             continue
         path = os.path.abspath(arg)
-        needed += [path, os.path.realpath(path)]
+        needed += [*_link_chain(path), os.path.realpath(path)]
         if i == 0:
             needed += _interpreter(path)
     hidden: dict[str, list[str]] = {}
@@ -866,6 +866,7 @@ def _hidden_directories(args: Sequence[str], uid: int, gid: int) -> dict[str, li
     return dict(sorted(hidden.items(), key=lambda item: item[0].count("/")))
 
 
+_MAX_LINKS = 40  # as the kernel's MAXSYMLINKS
 SCRATCH_PLACES = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
 """The world-writable places each bot under namespaces has its own of."""
 
@@ -882,7 +883,7 @@ def _kept_in_scratch(args: Sequence[str], cwd: str | None = None) -> list[str]:
         if i > 0 and not os.path.exists(arg):
             continue
         path = os.path.abspath(arg)
-        paths = [path, os.path.realpath(path)] + (_interpreter(path) if i == 0 else [])
+        paths = [*_link_chain(path), os.path.realpath(path)] + (_interpreter(path) if i == 0 else [])
         for candidate in paths:
             for place in SCRATCH_PLACES:
                 if candidate.startswith(place + "/"):
@@ -890,6 +891,26 @@ def _kept_in_scratch(args: Sequence[str], cwd: str | None = None) -> list[str]:
                     if top not in kept and os.path.lexists(top):
                         kept.append(top)
     return kept
+
+
+def _link_chain(path: str) -> list[str]:
+    """`path` and every path its symbolic links pass through on the way to
+    the file (/tmp/work/.venv/bin/python -> /tmp/clone/.venv/bin/python ->
+    /usr/bin/python3.11): each hop must exist inside the bot's namespaces,
+    not only the first and the last."""
+    chain = [path]
+    for _ in range(_MAX_LINKS):
+        parts = Path(path).parts
+        for depth in range(1, len(parts)):
+            prefix = os.path.join(*parts[: depth + 1])
+            if os.path.islink(prefix):
+                target = os.readlink(prefix)
+                path = os.path.normpath(os.path.join(os.path.dirname(prefix), target, *parts[depth + 1:]))
+                chain.append(path)
+                break
+        else:
+            return chain
+    return chain
 
 
 def _interpreter(path: str) -> list[str]:

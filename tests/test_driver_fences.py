@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 import sys
 from pathlib import Path
 
@@ -182,6 +183,25 @@ def test_a_bot_started_from_a_working_directory_under_tmp_finds_it(monkeypatch: 
         assert result.fault is None, (result.fault, result.stderr[0][-500:])
     finally:
         shutil.rmtree(directory)
+
+
+@needs_namespaces
+def test_a_program_reached_through_links_across_tmp_entries_starts() -> None:
+    """/tmp/a/python -> /tmp/b/python -> the interpreter (a venv linked into
+    a work folder, as the docs test lays it): every hop is bound back, not
+    only the first and the last, or the bot cannot start."""
+    a, b = (Path(tempfile.mkdtemp(prefix=f"economancy-fences-{x}-", dir="/tmp")) for x in "ab")
+    try:
+        for folder in (a, b):
+            folder.chmod(0o755)
+        (b / "python").symlink_to(sys.executable)
+        (a / "python").symlink_to(b / "python")
+        result = play_game([BotSpec((str(a / "python"), "-S", str(BOTS / "simple.py")), "linked"), SIMPLE],
+                           GameOptions(max_days=1, timeout=60))
+        assert result.fault is None, (result.fault, result.stderr[0][-500:])
+    finally:
+        shutil.rmtree(a)
+        shutil.rmtree(b)
 
 
 # -- limits -------------------------------------------------------------------------
