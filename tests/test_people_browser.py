@@ -432,10 +432,12 @@ def test_a_person_who_lets_the_clock_run_out_is_warned_and_invests_nothing(serve
 
 
 def test_a_spectator_steps_back_and_returns_to_live(server: Any, page: Any) -> None:
+    # A champion thinks for its budget at every move, so the page is watching
+    # before the game ends (expert and random could finish before it loads).
     page.goto(server.url + "/")
-    page.wait_for_selector("select.opponent option[value=expert]", state="attached")
+    page.wait_for_selector("select.opponent option[value=champion]", state="attached")
     page.fill("input[name=max_days]", "8")
-    page.select_option("select.opponent", "expert")
+    page.select_option("select.opponent", "champion")
     page.click("#add-opponent")
     page.select_option("select.opponent >> nth=1", "random")
     page.check("input[name=watch]")
