@@ -29,7 +29,6 @@ import json
 import os
 import random
 import signal
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -77,7 +76,7 @@ def percentile(xs: list[float], q: float) -> float:
 
 def start_server(db: Path) -> tuple[subprocess.Popen[bytes], str]:
     proc = subprocess.Popen(
-        [sys.executable, "-c", "from driver.cli import main; main()", "serve", "--port", "0", "--no-tcp",
+        [sys.executable, "-c", "from arena.cli import driver_main; driver_main()", "serve", "--port", "0", "--no-tcp",
          "--db", str(db), "--json", "--timeout", "60"],
         stdout=subprocess.PIPE, stderr=open(db.with_suffix(".log"), "wb"))
     assert proc.stdout is not None

@@ -118,7 +118,7 @@ def start_costs(n: int, isolation: str) -> tuple[float, float, float]:
 
 
 def cli_games_per_second(games: int, isolation: str) -> float:
-    driver = [sys.executable, "-m", "driver.cli", "run", "--isolation", isolation, "random", "random"]
+    driver = [sys.executable, "-m", "arena.cli", "run", "--isolation", isolation, "random", "random"]
     start = time.perf_counter()
     for _ in range(games):
         done = subprocess.run(driver, capture_output=True, cwd=ROOT)

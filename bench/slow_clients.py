@@ -35,7 +35,7 @@ PER_SOURCE = 100
 def start_server(db: Path) -> tuple[subprocess.Popen[bytes], dict[str, object]]:
     hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
     proc = subprocess.Popen(
-        [sys.executable, "-c", "from driver.cli import main; main()", "serve", "--host", HOST, "--port", "0",
+        [sys.executable, "-c", "from arena.cli import driver_main; driver_main()", "serve", "--host", HOST, "--port", "0",
          "--tcp-port", "0", "--db", str(db), "--json"],
         stdout=subprocess.PIPE, stderr=open(db.with_suffix(".log"), "wb"),
         preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (min(1024, hard), hard)))

@@ -85,7 +85,7 @@ def main(games: int, pairing_games: int) -> None:
     referee = (time.perf_counter() - start) / reps
     start = time.perf_counter()
     for _ in range(reps):
-        subprocess.run([sys.executable, "-m", "driver.cli", "run", PASSIVE, PASSIVE],
+        subprocess.run([sys.executable, "-m", "arena.cli", "run", PASSIVE, PASSIVE],
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
     driver_run = (time.perf_counter() - start) / reps
     # Fixed cost (pool start, database) and per-game cost from two run lengths.

@@ -6,10 +6,9 @@ Accepted forms, tried in this order:
 - a first word containing ``/``: a program path (must exist and be executable),
   followed by its arguments (``"./bots/my_bot --depth 3"``);
 - one of our bot names followed by its options (``"mcts --time 0.2"``);
-- ``remote:NAME`` or ``remote:NAME@URL``, optionally with ``--wait SECONDS``:
-  a bot connected to a game server (`driver connect`), played through a
-  relay process (`server.relay`) and reserved with its owner's token;
-  the server is URL, else $ECONOMANCY_SERVER, else http://127.0.0.1:8000;
+- ``PREFIX:TEXT`` for a registered kind of bot (`BotKind`, `register_kind`):
+  the game server registers ``remote:NAME`` (`server.relay`), a bot
+  connected to a game server and played through a relay process;
 - a command found on PATH with its arguments (``"node bot.js"``).
 
 The text is split like a shell command line (quotes allowed). Every
@@ -25,14 +24,17 @@ import os
 import re
 import shlex
 import shutil
-from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass, field
 from typing import Any
+
+from common.settings import MAX_DAYS, Isolation
 
 from bots import registry
 from driver.isolation import Fence, Limits, check_env_entry, parse_size
 
-__all__ = ["BotOptions", "BotSpec", "BotSpecError", "parse_bot", "parse_bot_options", "options_by_seat", "suggest"]
+__all__ = ["BotKind", "BotOptions", "BotSpec", "BotSpecError", "parse_bot", "parse_bot_options", "options_by_seat",
+           "register_kind", "spec_for", "suggest"]
 
 _NAMED = re.compile(r"^([A-Za-z0-9_.@+:-]+)=(.*)$", re.DOTALL)
 
@@ -42,47 +44,96 @@ class BotSpecError(ValueError):
 
 
 @dataclass(frozen=True, slots=True)
+class BotKind:
+    """A kind of bot that is not simply a program started here: the
+    `PREFIX:TEXT` form of BOT, which a higher layer registers
+    (`register_kind`; the game server's `remote:NAME`, `server.relay`), so
+    that the referee plays it without knowing what stands behind it.
+
+    Its functions are module-level, so that a BotSpec carrying its kind
+    pickles to the tournament's worker processes (and unpickling there
+    imports, and so registers, the kind's module)."""
+
+    prefix: str
+    """The word before the colon: `remote` for `remote:NAME`."""
+    parse: Callable[[str, str | None, Sequence[str]], "BotSpec"]
+    """(the text after `PREFIX:`, the display name given or None, the words after it) -> the BotSpec,
+    raising BotSpecError with a readable reason."""
+    owns: Callable[[Sequence[str]], bool]
+    """Whether a stored argv (a ladder's bot) is one of this kind's."""
+    reserve: Callable[[Sequence[str]], tuple[str, ...]]
+    """The argv that starts the bot now. It may wait (a busy remote bot), so
+    the referee calls it before the game's clock starts, never in between
+    moves; an argv that cannot play reports its reason as its own fault."""
+    check: Callable[[Sequence[str]], str | None]
+    """Why the bot cannot play now, or None: asked before a tournament's first
+    game, so that it stops at once rather than forfeit game after game."""
+    isolation: Isolation = Isolation.RELAY
+    """How its process is fenced off, whatever --isolation says (a relay must reach the network)."""
+
+
+_KINDS: dict[str, BotKind] = {}
+
+
+def register_kind(kind: BotKind) -> None:
+    """Make `PREFIX:TEXT` BOTs mean `kind` in this process (again: replaced)."""
+    _KINDS[kind.prefix] = kind
+
+
+def _kind_of(argv: Sequence[str]) -> BotKind | None:
+    return next((k for k in _KINDS.values() if k.owns(argv)), None)
+
+
+@dataclass(frozen=True, slots=True)
 class BotSpec:
-    """How to start one bot (`argv`) and what to call it in results (`name`)."""
+    """How to start one bot (`argv`) and what to call it in results (`name`);
+    `kind` if it is of a registered kind (`BotKind`), which then decides how
+    it starts and is fenced off."""
 
     argv: tuple[str, ...]
     name: str
+    kind: BotKind | None = field(default=None, repr=False)
 
     @property
     def ours(self) -> bool:
         """One of our named bots: they accept `--max-days`, which the wire does not carry."""
         return registry.owns(self.argv)
 
-    @property
-    def remote(self) -> bool:
-        """A `remote:NAME` bot: its command first reserves the bot on the
-        server, waiting for it if need be (so the game's clock does not run
-        while it is away)."""
-        from server.relay import is_relay
-
-        return is_relay(self.argv)
-
-    def command(self, max_days: int = 100, seed: int | None = None) -> tuple[str, ...]:
-        """The argv to start this bot for a game of `max_days` days.
+    def command(self, max_days: int = MAX_DAYS, seed: int | None = None) -> tuple[str, ...]:
+        """The argv to start this bot for a game of `max_days` days (pure:
+        nothing is asked of anyone; `launch` turns it into what starts now).
 
         Our bots plan for the game's end, and the wire never says when it
         comes, so a named bot of ours is told a non-default `max_days` on its
         command line (an explicit `--max-days` in the BOT text wins). A
         `seed` is appended as `--seed N` (unless the BOT text sets one):
         the caller decides which bots take one (ours do; others opt in).
-        A remote bot's relay takes neither: it is reserved on its server
-        here instead (see `remote`).
+        A bot of a registered kind takes neither: its argv is its kind's.
         """
-        if self.remote:
-            from server.relay import reserve_argv
-
-            return reserve_argv(self.argv)
         argv = self.argv
-        if self.ours and max_days != 100 and "--max-days" not in argv:
+        if self.kind is not None:
+            return argv
+        if self.ours and max_days != MAX_DAYS and "--max-days" not in argv:
             argv = (*argv, "--max-days", str(max_days))
         if seed is not None and "--seed" not in argv:
             argv = (*argv, "--seed", str(seed))
         return argv
+
+    def launch(self, argv: Sequence[str]) -> tuple[str, ...]:
+        """The argv that starts this bot now, from its `command`: that argv,
+        or for a bot of a registered kind what its kind makes of it (a remote
+        bot is reserved on its server, waiting for it if it is busy: call
+        this before the game's clock starts)."""
+        return self.kind.reserve(argv) if self.kind is not None else tuple(argv)
+
+    def unavailable(self) -> str | None:
+        """Why this bot cannot play now (its kind's check), or None; a program is checked when parsed."""
+        return self.kind.check(self.argv) if self.kind is not None else None
+
+
+def spec_for(name: str, argv: Sequence[str]) -> BotSpec:
+    """The BotSpec of a stored bot (a ladder's): its kind found again from its argv."""
+    return BotSpec(tuple(argv), name, _kind_of(argv))
 
 
 _BOT_OPTION_KEYS = {
@@ -235,8 +286,9 @@ def parse_bot(text: str) -> BotSpec:
     if not words:
         raise BotSpecError(f"empty bot command{f' for {name!r}' if name else ''}")
     first, rest = words[0], words[1:]
-    if first.startswith("remote:"):
-        return _remote(first[len("remote:"):], name, rest)
+    word, colon, after = first.partition(":")
+    if colon and word in _KINDS:
+        return _KINDS[word].parse(after, name, rest)
     if "/" in first:
         argv = [_check_program(first)] + rest
     elif (prefix := registry.resolve(first)) is not None:
@@ -256,33 +308,6 @@ def parse_bot(text: str) -> BotSpec:
             + f"{hint} (a program in the current directory is ./{first})"
         )
     return BotSpec(tuple(argv), name or shlex.join(words))
-
-
-def _remote(text: str, name: str | None, options: Sequence[str] = ()) -> BotSpec:
-    """`remote:NAME[@URL] [--wait SECONDS]`: --wait bounds how long a game
-    waits for the bot while it is busy with another (default 300 s)."""
-    from server.relay import relay_argv
-    from server.remotes import check_name
-
-    bot, _, url = text.partition("@")
-    try:
-        check_name(bot)
-    except ValueError as e:
-        raise BotSpecError(f"remote:{bot}: {e}") from None
-    wait = None
-    words = list(options)
-    if words and words[0].startswith("--wait="):
-        words[:1] = ["--wait", words[0][len("--wait="):]]
-    if words:
-        if len(words) != 2 or words[0] != "--wait":
-            raise BotSpecError(f"remote:{bot} takes one option, --wait SECONDS, not {shlex.join(options)!r}")
-        try:
-            wait = float(words[1])
-        except ValueError:
-            wait = -1.0
-        if not (0 <= wait < math.inf):
-            raise BotSpecError(f"remote:{bot} --wait: seconds, not negative, not {words[1]!r}")
-    return BotSpec(relay_argv(bot, url or None, wait), name or f"remote:{bot}")
 
 
 def _check_program(path: str) -> str:

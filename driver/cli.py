@@ -1,6 +1,7 @@
-"""The `driver` command: run a game, check a bot, print the message schema;
-`driver play` (driver/play.py) and `driver serve`/`connect` (server/cli.py)
-are added from their modules."""
+"""The referee's commands: `driver run` (a game), `driver check` (a bot),
+`driver schema`, and `driver play` (driver/play.py). The `driver` command
+itself, with `view` (viewer), `serve` and `connect` (server), is composed
+in `arena.cli`."""
 
 from __future__ import annotations
 
@@ -13,21 +14,13 @@ from typing import Any, BinaryIO
 import click
 
 from driver.botspec import BotSpec, BotSpecError, options_by_seat, parse_bot
-from driver.options import (
-    bot_env_option,
-    game_options,
-    isolation_option,
-    startup_or_default,
-    time_control_options,
-    timeout_option,
-    VersionedGroup,
-    version_option,
-)
-from driver.signals import Stopped, stop_on_signals, stop_reason, stop_status
-from driver.text import printable, printable_lines
-from viewer.cli import RUN_REPLAY, VIEW_EPILOG, export_options
+from common.options import game_options, timeout_option, VersionedGroup, version_option
+from driver.options import bot_env_option, isolation_option, startup_or_default, time_control_options
+from driver.signals import Stopped, stop_reason, stop_status
+from common.text import printable, printable_lines
+from viewer.cli import RUN_REPLAY
 
-__all__ = ["main", "EXIT_WINNER", "EXIT_DRAW", "EXIT_FORFEIT", "EXIT_USAGE", "EXIT_CHECK_FAILED"]
+__all__ = ["driver", "BOT_FORMS", "EXIT_WINNER", "EXIT_DRAW", "EXIT_FORFEIT", "EXIT_USAGE", "EXIT_CHECK_FAILED"]
 
 EXIT_WINNER = 0
 EXIT_CHECK_FAILED = 1
@@ -95,7 +88,7 @@ def run(
     The trace goes to standard output (or --trace FILE); a short summary
     goes to standard error, with the isolation the bots got. The files
     written (--trace, --view) are opened before any bot starts, and never
-    through a link another user laid (`driver.safefile`).
+    through a link another user laid (`common.safefile`).
     """
     from driver.game import GameOptions, play_game
     from protocol.openings import OpeningError, parse_opening, play_opening
@@ -247,25 +240,6 @@ def check(bot: str, timeout: float, isolation: str, bot_env: tuple[str, ...], se
     sys.exit(EXIT_CHECK_FAILED)
 
 
-@driver.command(epilog=VIEW_EPILOG)
-@click.argument("trace", metavar="TRACE")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="The page to write [default: TRACE with .html, or replay.html for -].")
-@click.option("--open", "open_", is_flag=True, help="Open the page in your browser.")
-@export_options
-def view(trace: str, output: Path | None, open_: bool, **export: Any) -> None:
-    """Write a replay page of a game's trace: one self-contained HTML file.
-
-    TRACE is a trace file (ours or the original driver's, a tournament
-    stream of several games included) or - for standard input, so that
-    `driver run A B | driver view -` shows the game just played. Prints
-    the page's path.
-    """
-    from viewer.cli import view_trace
-
-    view_trace(trace, output, open_, **export)
-
-
 @driver.command()
 @click.argument("message", type=click.Choice(["all", "state", "move"]), default="all")
 def schema(message: str) -> None:
@@ -295,7 +269,7 @@ def _output(path: str, option: str, truncate: bool = True) -> BinaryIO:
     """A file `run` writes, opened safely (`-`: standard output), or a usage error naming it."""
     if path == "-":
         return sys.stdout.buffer
-    from driver.safefile import error_text, open_write
+    from common.safefile import error_text, open_write
 
     try:
         out = open_write(path, truncate=truncate)
@@ -340,17 +314,6 @@ def _bot_param(text: str) -> BotSpec:
         raise click.BadParameter(str(e), param_hint="BOT") from None
 
 
-def _add_server_commands() -> None:
-    """`driver serve` and `driver connect` live in the server package."""
-    from server.cli import connect, serve
-
-    driver.add_command(serve)
-    driver.add_command(connect)
-
-
-_add_server_commands()
-
-
 def _add_play_command() -> None:
     """`driver play` (a person against bots in this terminal) lives in driver/play.py."""
     from driver.play import play
@@ -360,17 +323,3 @@ def _add_play_command() -> None:
 
 
 _add_play_command()
-
-
-def main() -> None:
-    """Console entry point (`driver`)."""
-    # SIGTERM and SIGHUP unwind like Ctrl-C, so the game's cleanup still ends every bot.
-    stop_on_signals()
-    try:
-        driver(prog_name="driver")
-    except Stopped as e:  # outside a game: nothing to clean up
-        sys.exit(128 + e.signum)
-
-
-if __name__ == "__main__":
-    main()

@@ -39,6 +39,7 @@ from driver.signals import stop_reason
 from protocol.engine import DEFENDING, END, Game, IllegalMove, move_from_wire
 from protocol.exactjson import DEFAULT_MAX_DIGITS, JSONError, NotJSON, digits_of, dumps, loads
 from protocol.openings import play_opening
+from common.settings import MARGIN, MAX_DAYS, STARTUP, TIMEOUT, Isolation
 
 __all__ = [
     "GameOptions",
@@ -54,11 +55,6 @@ __all__ = [
     "is_meta",
     "game_lines",
 ]
-
-STARTUP = 30.0
-"""Default start-up allowance (seconds): generous, so that a bot that loads
-a model or starts a JVM, or any bot on a loaded machine, is not forfeited
-at its first move."""
 
 G = TypeVar("G", bound=BotGroup)
 
@@ -85,17 +81,17 @@ class GameOptions:
     """
 
     base: bool = False
-    max_days: int = 100
-    timeout: float = 10.0
+    max_days: int = MAX_DAYS
+    timeout: float = TIMEOUT
     fair: bool = False
     line_limit: int = LINE_LIMIT
     stderr_limit: int = STDERR_LIMIT
     startup: float = STARTUP
-    margin: float = 0.0
+    margin: float = MARGIN
     seats: Sequence[BotOptions] = ()
     opening: Sequence[int | str] | None = None
     seed: int | None = None
-    isolation: str = "auto"
+    isolation: str = Isolation.AUTO
     bot_env: tuple[str, ...] = ()
     """Variables passed to every bot (`--bot-env NAME[=VALUE]`); a seat's own come after."""
 
@@ -109,13 +105,10 @@ class GameOptions:
         return self.seat_options(seat).fence()
 
     def isolation_for(self, bot: BotSpec) -> str:
-        """How `bot`'s process is fenced off: `isolation`, except for the
-        relay of a `remote:NAME` bot (`server.relay`), a program of ours
-        that must reach its game server: it runs without namespaces (no
-        network there), and the bot it plays runs on another machine."""
-        from driver.isolation import RELAY
-
-        return RELAY if bot.remote else self.isolation
+        """How `bot`'s process is fenced off: `isolation`, unless its kind
+        decides (`BotKind.isolation`: a relay to a bot elsewhere must reach
+        the network)."""
+        return bot.kind.isolation if bot.kind is not None else self.isolation
 
     def command(self, bot: BotSpec, seat: int) -> tuple[str, ...]:
         """How to start `bot` at `seat`: with the day limit and, if it takes
@@ -123,6 +116,11 @@ class GameOptions:
         wants = self.seat_options(seat).seed
         give = self.seed is not None and (bot.ours if wants is None else wants)
         return bot.command(self.max_days, seat_seed(self.seed, seat) if give else None)
+
+    def launch(self, bot: BotSpec, seat: int) -> tuple[str, ...]:
+        """The argv that starts `bot` at `seat` now (`BotSpec.launch`: a bot of
+        a registered kind may be waited for, so before the game's clock)."""
+        return bot.launch(self.command(bot, seat))
 
 
 def game_days(game: Game) -> int:
@@ -186,7 +184,7 @@ def start_group(
         [
             given[seat]
             if given and seat in given
-            else (options.command(b, seat), b.name, options.isolation_for(b), options.fence(seat))
+            else (options.launch(b, seat), b.name, options.isolation_for(b), options.fence(seat))
             for seat, b in enumerate(bots)
         ],
         isolation=options.isolation,

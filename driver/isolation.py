@@ -62,6 +62,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from common.settings import MODES
+from common.settings import Isolation as IsolationMode
+
 __all__ = [
     "ENV_ALLOWED",
     "Fence",
@@ -85,12 +88,10 @@ __all__ = [
     "release",
 ]
 
-MODES = ("auto", "namespaces", "none")
-RELAY = "relay"
-"""Not a user's choice: the mode of the relay of a `remote:NAME` bot
-(`server.relay`), a program of ours that must reach its game server, so it
-runs as `none` does; the bot it plays runs on the machine that connected it."""
-"""The values of --isolation."""
+RELAY = IsolationMode.RELAY
+"""Not a user's choice: the mode of a program of ours that plays a bot
+running elsewhere (the relay of a `remote:NAME` bot) and must reach the
+network, so it runs as `none` does."""
 
 NOBODY = 65534
 """uid and gid bots run as when the referee is root (nobody/nogroup on Debian)."""
@@ -552,12 +553,12 @@ def choose(mode: str) -> Isolation:
                          "only its relay runs here, a program of ours, outside namespaces (it must reach the server)")
     if mode not in MODES:
         raise ValueError(f"isolation must be one of {', '.join(MODES)}, not {mode!r}")
-    if mode != "none":
+    if mode != IsolationMode.NONE:
         why = namespaces_unavailable()
         if why is None:
             uid, gid = _ids()
             return Isolation(True, uid, gid, _namespaces_description(uid))
-        if mode == "namespaces":
+        if mode == IsolationMode.NAMESPACES:
             raise LaunchError(errno.EPERM, f"--isolation namespaces is not available here: {why}")
         return Isolation(False, os.geteuid(), os.getegid(), f"none (namespaces are not available here: {why}); " + _NONE)
     return Isolation(
@@ -590,7 +591,7 @@ def launch(argv: Sequence[str], env: Mapping[str, str], mode: str, fence: Fence 
     """
     fence = fence or Fence()
     isolation = choose(mode)
-    if mode in ("none", RELAY):
+    if mode in (IsolationMode.NONE, RELAY):
         # The old behaviour, on request: the referee's environment, no limits.
         bot_env = dict(env)
         for entry in fence.env:

@@ -1,6 +1,7 @@
-"""The game options of every command that plays games (`driver run`,
-`driver check`, `tournament ...`, `ladder ...`), so that each is spelled,
-checked and explained once, with the original driver's spellings accepted."""
+"""The referee's options on every command that plays games (`driver run`,
+`driver check`, `driver play`, `tournament ...`, `ladder ...`, `evolve`):
+how bots are fenced off, their time controls, limits and variables.
+Options every command shares are in `common.options`."""
 
 from __future__ import annotations
 
@@ -9,40 +10,15 @@ from typing import Any, TypeVar
 
 import click
 
+from common.settings import MARGIN, MODES, STARTUP, Isolation
+
 F = TypeVar("F", bound=Callable[..., Any])
 
-base_option = click.option(
-    "--base", is_flag=True, help="Play with all 13 base-set cards (default: the 8 simple ones)."
-)
-max_days_option = click.option(
-    "--max-days",
-    "--max_days",
-    "max_days",
-    type=click.IntRange(min=1),
-    default=100,
-    show_default=True,
-    metavar="N",
-    help="Days played before a game is decided as it stands (usually a draw).",
-)
-timeout_option = click.option(
-    "--timeout",
-    type=click.FloatRange(min=0, min_open=True),
-    default=10.0,
-    show_default=True,
-    metavar="SECONDS",
-    help="Time a bot has for each move.",
-)
-fair_option = click.option(
-    "--fair",
-    is_flag=True,
-    help="Hide earlier defenders' choices from later defenders (the original shows them; "
-    "traces then differ from the original's).",
-)
 
 def _isolation_available(ctx: click.Context, param: click.Parameter, mode: str) -> str:
     """--isolation namespaces where they cannot be had is a usage error, said before any game."""
-    if mode == "namespaces":
-        from driver.isolation import namespaces_unavailable
+    if mode == Isolation.NAMESPACES:
+        from driver.isolation import namespaces_unavailable  # lazily: the command's start-up stays light
 
         why = namespaces_unavailable()
         if why is not None:
@@ -53,21 +29,14 @@ def _isolation_available(ctx: click.Context, param: click.Parameter, mode: str) 
 isolation_option = click.option(
     "--isolation",
     callback=_isolation_available,
-    type=click.Choice(["auto", "namespaces", "none"]),
-    default="auto",
+    type=click.Choice(MODES),
+    default=Isolation.AUTO.value,
     show_default=True,
     help="How bots are fenced off from the referee and each other: namespaces (own user, PID, mount "
     "and network namespaces, a private /tmp; as root, bots run as nobody), none (no fences at all: "
     "the referee's environment, no limits), or auto: namespaces where the system allows them, else "
     "none with limits and a clean environment (and it says so). See docs/protocol.md.",
 )
-
-
-def game_options(f: F) -> F:
-    """--base, --max-days, --timeout and --fair, in that order."""
-    for option in (fair_option, timeout_option, max_days_option, base_option):
-        f = option(f)
-    return f
 
 
 # Time controls ---------------------------------------------------------------
@@ -83,7 +52,7 @@ startup_option = click.option(
 margin_option = click.option(
     "--margin",
     type=click.FloatRange(min=0),
-    default=0.0,
+    default=MARGIN,
     show_default=True,
     metavar="SECONDS",
     help="Grace past the timeout before an answer counts as missing (pipes, scheduling).",
@@ -131,40 +100,7 @@ def time_control_options(f: F) -> F:
 
 
 def startup_or_default(value: float | None) -> float:
-    from driver.game import STARTUP
-
+    """--startup's value, or the default allowance when it was not given."""
     return STARTUP if value is None else value
 
 
-# The same flag, the same meaning, on every command ------------------------------
-
-concurrency_option = click.option(
-    "--concurrency",
-    "-j",
-    type=click.IntRange(1),
-    default=None,
-    metavar="N",
-    help="Games (or workers) at once. [default: the number of cores]",
-)
-ray_address_option = click.option(
-    "--ray-address",
-    envvar="RAY_ADDRESS",
-    default=None,
-    metavar="ADDR",
-    help="Ray cluster to run on (also the RAY_ADDRESS variable; 'auto': the local cluster)."
-    " [default: a Ray instance started here]",
-)
-version_option = click.version_option(
-    None, "--version", package_name="economancy-arena", message="%(prog)s (economancy-arena) %(version)s"
-)
-
-
-class VersionedGroup(click.Group):
-    """A command group whose every subcommand also takes `--version`, as the
-    docs promise of every command (`driver run --version`); commands added
-    later (by other packages) get it too."""
-
-    def add_command(self, cmd: click.Command, name: str | None = None) -> None:
-        if not any(isinstance(p, click.Option) and "--version" in p.opts for p in cmd.params):
-            version_option(cmd)
-        super().add_command(cmd, name)

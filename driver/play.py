@@ -1,13 +1,13 @@
 """`driver play` and `evolve play`: a person at this terminal against bots.
 
 The game is the referee's (`driver.game.play_game`) and nothing else: the
-person's seat is a seat like a network player's (`server.seat`), a pair of
+person's seat is a seat like a network player's (`driver.seat`), a pair of
 pipes that the referee serves exactly as it serves a bot, with the same
 fault rules and the same trace. The referee runs in the main thread, so
 Ctrl+C, SIGTERM and SIGHUP (an SSH connection that drops) unwind it as they
 unwind `driver run`: every bot ended, the trace closed with an aborted
 record. The person's side runs in a second thread, an asyncio loop that
-holds the other ends of the seat's pipes (`server.seat.SeatLink`, as the
+holds the other ends of the seat's pipes (`driver.seat.SeatLink`, as the
 server's event loop does), shows the table (`driver.screen`), reads what
 the person types (`driver.person`) and answers.
 
@@ -44,11 +44,11 @@ from driver.game import GameOptions, GameResult, play_game, start_group
 from driver.person import HELP, Command, Move, Refusal, card_help, phase_question, read_input
 from driver.process import BotGroup, PipeEndpoint, Reply, ReplyKind
 from driver.signals import Left
-from driver.text import printable
+from common.text import printable
 from protocol.cards import NAMES
 from protocol.engine import Game
 from protocol.exactjson import dumps, loads
-from server.seat import NetworkSeat, SeatLink
+from driver.seat import NetworkSeat, SeatLink
 
 __all__ = ["NO_CLOCK", "EXIT_LEFT", "PersonSeat", "PersonGroup", "TraceOut", "play_person", "check_name"]
 
@@ -95,7 +95,7 @@ def display_names(names: Sequence[str]) -> list[str]:
 
 class PersonSeat(NetworkSeat):
     """The referee's side of the person's seat: a network seat's pipes
-    (`server.seat.NetworkSeat`), told apart so that leaving on purpose
+    (`driver.seat.NetworkSeat`), told apart so that leaving on purpose
     (`left`) abandons the game instead of forfeiting it."""
 
     def __init__(self, name: str) -> None:
@@ -264,7 +264,7 @@ class Terminal:
             pass
 
     def _view(self, asking: bytes | None = None) -> dict[str, Any] | None:
-        from server.live import build_view
+        from viewer.live import build_view
 
         return build_view(list(self.trace.lines), self.names, asking)
 
@@ -530,10 +530,10 @@ def _trace_file(ctx: click.Context, param: click.Parameter, path: str | None) ->
         return None
     if path == "-":
         raise click.BadParameter("the screen is on standard output: give the trace a file", ctx=ctx, param=param)
-    from driver.safefile import error_text, open_write
+    from common.safefile import error_text, open_write
 
     try:
-        out = open_write(path)  # before any bot starts, never through a link a bot laid (driver.safefile)
+        out = open_write(path)  # before any bot starts, never through a link a bot laid (common.safefile)
     except OSError as e:
         raise click.BadParameter(error_text(e, path), ctx=ctx, param=param) from None
     ctx.call_on_close(out.close)
@@ -543,7 +543,8 @@ def _trace_file(ctx: click.Context, param: click.Parameter, path: str | None) ->
 def play_options(f: Callable[..., Any]) -> Callable[..., Any]:
     """The options `driver play` and `evolve play` share, spelled and meaning
     what they do in `driver run` where `driver run` has them."""
-    from driver.options import isolation_option, max_days_option, time_control_options, timeout_option
+    from common.options import max_days_option, timeout_option
+    from driver.options import isolation_option, time_control_options
 
     options = [
         click.option("--seat", type=click.IntRange(0, 3), default=0, show_default=True, metavar="N",

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from driver.botspec import BotSpec
 from driver.game import GameOptions, start_group, state_lines
 from driver.process import BotStartError, ReplyKind
-from driver.text import printable, printable_lines
+from common.text import printable, printable_lines
 from protocol.engine import Game
 
 __all__ = ["probe", "probe_all"]
@@ -29,8 +29,9 @@ def probe(bot: BotSpec, options: GameOptions, players: int = 2) -> None:
     """Start `bot` in seat 0 of a `players` game and wait for its first
     answer; raise BotStartError (naming the bot and its command, saying
     what happened, with its last lines of standard error) if none comes.
-    Remote bots are not probed: they are not started here."""
-    if bot.remote:
+    A bot of a registered kind (`BotKind`: a remote bot) is not probed:
+    it is not started here, and its kind checks it (`BotSpec.unavailable`)."""
+    if bot.kind is not None:
         return
     command = " ".join(options.command(bot, 0))
     try:

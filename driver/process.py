@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Self
 
+from common.settings import LINE_LIMIT, STDERR_LIMIT
 from driver import isolation as _isolation
 from driver.framing import FoundKind, ValueScanner
 
@@ -45,10 +46,6 @@ __all__ = [
     "kill_started_bots",
 ]
 
-LINE_LIMIT = 1 << 20
-"""Longest answer accepted (bytes of its one JSON value, whitespace around it excluded)."""
-STDERR_LIMIT = 64 << 10
-"""How much of each bot's standard error is kept (the most recent bytes)."""
 UNREAD_LIMIT = 4 * LINE_LIMIT
 """Most unread output (answers nobody asked for) a bot may pile up."""
 END_MARK = b"[--- written after the game's final state was sent to it ---]\n"
@@ -506,7 +503,7 @@ class BotProcess:
 class PipeEndpoint(BotProcess):
     """A seat with no process behind it: two pipes whose other ends someone
     else holds (the game server's event loop, for a player connected over
-    the network: `server.seat`).
+    the network: `driver.seat`).
 
     `BotGroup` serves it exactly as it serves a bot, so the seat gets the
     referee's timeouts, line limit, fault rules and trace unchanged. There

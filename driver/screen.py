@@ -1,7 +1,7 @@
 """What `driver play` shows a person: the table at each decision, and what
 just happened, in 80 columns, with colour only where it is welcome.
 
-The facts are the replay's (`viewer.model`, through `server.live.build_view`,
+The facts are the replay's (`viewer.model`, through `viewer.live.build_view`,
 the same view of a game in progress that the server's spectators get): the
 states, and the events between them (investments revealed, who attacked
 with what, which card fainted and why, who bought what, the end). The card
@@ -11,7 +11,7 @@ words, so a game reads the same in the terminal and in `driver view`.
 
 Rendering is rich's: it drops colour when the output is not a terminal, when
 NO_COLOR is set or TERM is dumb, and wraps at the terminal's width. Every
-name a bot or a person chose goes through `driver.text.printable` and into
+name a bot or a person chose goes through `common.text.printable` and into
 rich as plain text (never as markup), so it can neither move the cursor nor
 restyle the screen.
 """
@@ -24,7 +24,7 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from driver.text import printable
+from common.text import printable
 from viewer.model import POINTS_TO_WIN, card_table
 
 __all__ = ["CARDS_TABLE", "describe", "render_board", "render_events", "event_steps", "make_console", "phase_label"]

@@ -30,7 +30,7 @@ from typing import Any
 import orjson
 
 from driver.botspec import BotSpec
-from driver.text import printable
+from common.text import printable
 
 __all__ = ["BridgeError", "run_bridge", "ws_endpoint", "default_name", "known_token", "stored_token"]
 
@@ -110,7 +110,7 @@ def forget_token(server: str, name: str) -> bool:
 
 
 def _write_tokens(path: Path, tokens: dict[str, str]) -> None:
-    from driver.safefile import make_dirs, write_file
+    from common.safefile import make_dirs, write_file
 
     make_dirs(path.parent)
     write_file(path, orjson.dumps(tokens, option=orjson.OPT_INDENT_2), mode=0o600)
@@ -285,7 +285,7 @@ class _BotProcess:
     async def ensure(self) -> None:
         if self.proc is None or self.proc.returncode is not None:
             self.proc = await asyncio.create_subprocess_exec(
-                *self.spec.command(), stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+                *self.spec.launch(self.spec.command()), stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
                 limit=LINE_LIMIT, start_new_session=True)
             self.sent = self.answered = 0
 

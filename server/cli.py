@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from driver.options import timeout_option
+from common.options import timeout_option
 
 __all__ = ["serve", "connect"]
 

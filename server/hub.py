@@ -17,22 +17,22 @@ import secrets
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from driver.botspec import BotSpec
 from driver.game import GameOptions
 from driver.process import kill_started_bots
-from driver.safefile import make_dirs
+from common.safefile import make_dirs
 from protocol.exactjson import JSONError, dumps, loads
 from server.guard import AddressLimiter
-from server.live import build_view, view_update
+from viewer.live import build_view, view_update
 from server.outbox import Outbox
 from server.records import Database, aborted_record, game_record, journal_dir, recover_journals
 from server.referee import SeatRun, TraceTap, referee_game
 from server.remotes import RemotePool
-from server.seat import NetworkSeat, SeatLink
+from driver.seat import NetworkSeat, SeatLink
 from tournaments.store import STATUSES
 
 __all__ = ["Settings", "Seat", "LiveGame", "Hub", "SeatRefused"]

@@ -27,7 +27,7 @@ from typing import Any, TypeVar
 from driver.game import GameResult
 from protocol.exactjson import JSONError, dumps, loads
 from tournaments.store import GameRecord, Store, compress_lines, compress_times, trace_digest
-from tournaments.workers import _stderr_lines  # the store's format of kept standard errors
+from tournaments.workers import stderr_lines  # the store's format of kept standard errors
 
 __all__ = ["SERVER_KIND", "Database", "game_record", "aborted_record", "journal_dir", "recover_journals"]
 
@@ -62,7 +62,7 @@ def game_record(
         duration=result.duration,
         options=options,
         trace=compress_lines(result.trace),
-        stderr=compress_lines(_stderr_lines(names, stderr)),
+        stderr=compress_lines(stderr_lines(names, stderr)),
         status="finished",
         times=compress_times(result.answer_times),
         digest=trace_digest(result.trace),

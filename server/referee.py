@@ -93,7 +93,7 @@ class TraceTap:
         self._fd: int | None = None
         self.journal = journal
         if journal is not None:
-            from driver.safefile import open_fd
+            from common.safefile import open_fd
 
             self._fd = open_fd(journal, append=True, truncate=False, mode=0o600)  # never through a link laid for it
 

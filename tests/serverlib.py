@@ -39,7 +39,7 @@ class Server:
 
     def start(self, http_port: int = 0, tcp_port: int = 0) -> Server:
         self.proc = subprocess.Popen(
-            [sys.executable, "-c", "from driver.cli import main; main()", "serve", "--host", HOST,
+            [sys.executable, "-c", "from arena.cli import driver_main; driver_main()", "serve", "--host", HOST,
              "--port", str(http_port), "--tcp-port", str(tcp_port), "--db", str(self.db), "--json", *self.args],
             stdout=subprocess.PIPE, stderr=open(self.db.with_suffix(".log"), "ab"),
             preexec_fn=None if self.files is None else lambda: resource.setrlimit(resource.RLIMIT_NOFILE, self.files),

@@ -98,7 +98,7 @@ def test_rejected_form_is_a_fault(form: str, template: str, words: str) -> None:
 
 def _check(template: str) -> subprocess.CompletedProcess[str]:
     bot = f"{sys.executable} -S {BOTS / 'forms.py'} {json.dumps(json.dumps(template))}"
-    return subprocess.run([sys.executable, "-c", "from driver.cli import main; main()", "check", bot],
+    return subprocess.run([sys.executable, "-c", "from arena.cli import driver_main; driver_main()", "check", bot],
                           capture_output=True, text=True, timeout=600)
 
 

@@ -289,20 +289,16 @@ def _help(script: str, sub: str | None) -> str:
     """The --help of a console script, or of its subcommand `sub`."""
     from click.testing import CliRunner
 
-    from bots.evolved.cli import main as evolve
-    from driver.cli import driver
-    from exploit.cli import main as exploit
-    from tournaments.cli import ladder_main
-    from tournaments.cli import tournament_main as tournament
+    from arena.cli import driver, evolve, ladder_main
+    from arena.cli import exploit_main as exploit
+    from arena.cli import tournament_main as tournament
 
     group = {"driver": driver, "tournament": tournament, "ladder": ladder_main, "evolve": evolve, "exploit": exploit}[script]
     return CliRunner().invoke(group, ([sub] if sub else []) + ["--help"]).output
 
 
 def _subcommand(script: str, word: str) -> str | None:
-    from bots.evolved.cli import main as evolve
-    from driver.cli import driver
-    from tournaments.cli import ladder_main, tournament_main
+    from arena.cli import driver, evolve, ladder_main, tournament_main
 
     group = {"driver": driver, "tournament": tournament_main, "ladder": ladder_main, "evolve": evolve}.get(script)
     if group is None:

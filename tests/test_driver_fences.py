@@ -19,7 +19,7 @@ from users import shared_directory
 
 from driver import isolation
 from driver.botspec import BotOptions, BotSpec, BotSpecError, parse_bot_options
-from driver.cli import driver as cli
+from arena.cli import driver as cli
 from driver.game import GameOptions, GameResult, is_meta, play_game
 
 BOTS = Path(__file__).parent / "bots"

@@ -19,7 +19,6 @@ import shutil
 import sqlite3
 import subprocess
 import sys
-import tempfile
 import zlib
 from collections.abc import Iterator
 from pathlib import Path

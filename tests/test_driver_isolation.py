@@ -10,7 +10,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -23,7 +22,7 @@ from users import ROOT, User, shared_directory, user  # noqa: F401  (fixture)
 
 from driver import isolation
 from driver.cli import EXIT_USAGE
-from driver.cli import driver as cli
+from arena.cli import driver as cli
 from driver.process import BotGroup
 
 BOTS = Path(__file__).parent / "bots"

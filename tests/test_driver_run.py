@@ -14,14 +14,14 @@ import pytest
 from driver.botspec import BotSpec
 from click.testing import CliRunner
 
-from driver.cli import driver as cli
+from arena.cli import driver as cli
 from driver.cli import EXIT_CHECK_FAILED, EXIT_DRAW, EXIT_FORFEIT, EXIT_USAGE, EXIT_WINNER
 from driver.game import GameOptions, game_lines, play_game
 from protocol.wire import decode_move, decode_state
 from users import shared_directory
 
 BOTS = Path(__file__).parent / "bots"
-DRIVER = [sys.executable, "-m", "driver.cli"]
+DRIVER = [sys.executable, "-m", "arena.cli"]
 PY = f"{sys.executable} -S"
 
 

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from driver.cli import EXIT_CHECK_FAILED, EXIT_FORFEIT
-from driver.text import printable, printable_lines
+from common.text import printable, printable_lines
 from tournaments.outcomes import Result
 from tournaments.standings import compute, render_text
 
@@ -21,7 +21,7 @@ CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202
 
 def driver(*args: str) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(
-        [sys.executable, "-m", "driver.cli", *args], capture_output=True, timeout=300, cwd=Path(__file__).parents[1]
+        [sys.executable, "-m", "arena.cli", *args], capture_output=True, timeout=300, cwd=Path(__file__).parents[1]
     )
 
 

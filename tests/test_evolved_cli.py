@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from bots.evolved.bot import load_genome, policy
-from bots.evolved.cli import main
+from arena.cli import evolve as main
 from bots.evolved.store import Store, check_key
 from bots.inprocess import play_game
 
@@ -156,7 +156,7 @@ def test_a_stored_key_plays_under_the_default_isolation(data_home: Path) -> None
     _stored_run("mine")
     data_home.chmod(0o700)
     done = subprocess.run(
-        [sys.executable, "-c", "from driver.cli import main; main()", "run", "--max-days", "3", "evolved --key mine",
+        [sys.executable, "-c", "from arena.cli import driver_main; driver_main()", "run", "--max-days", "3", "evolved --key mine",
          "random"], capture_output=True, text=True, timeout=300, env={**os.environ, "XDG_DATA_HOME": str(data_home)},
     )
     assert done.returncode in (0, 3), done.stderr  # a win or a draw, not a forfeit (4)
@@ -168,7 +168,7 @@ def test_an_unknown_key_is_refused_before_the_game_with_the_truth(data_home: Pat
     import sys
 
     done = subprocess.run(
-        [sys.executable, "-c", "from driver.cli import main; main()", "run", "evolved --key nothere", "random"],
+        [sys.executable, "-c", "from arena.cli import driver_main; driver_main()", "run", "evolved --key nothere", "random"],
         capture_output=True, text=True, timeout=300, env={**os.environ, "XDG_DATA_HOME": str(data_home)},
     )
     assert done.returncode == 2, done.stderr

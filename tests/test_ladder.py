@@ -17,7 +17,7 @@ BOTS = Path(__file__).parent / "bots_tournament"
 
 def ladder(db: Path, *args: str, ok: bool = True) -> Any:
     out = subprocess.run(
-        [sys.executable, "-c", "from tournaments.cli import ladder_main; ladder_main()", *args, "--db", str(db)],
+        [sys.executable, "-c", "from arena.cli import ladder_main; ladder_main()", *args, "--db", str(db)],
         capture_output=True, text=True, timeout=120,
     )
     if not ok:
@@ -89,7 +89,7 @@ def test_progress_counts_the_games_of_this_run(tmp_path: Path) -> None:
     ladder(db, "add", "b", passive)
     for _ in range(2):
         out = subprocess.run(
-            [sys.executable, "-c", "from tournaments.cli import ladder_main; ladder_main()", "run", "--total", "2",
+            [sys.executable, "-c", "from arena.cli import ladder_main; ladder_main()", "run", "--total", "2",
              "--max-days", "2", "-j", "1", "--db", str(db)], capture_output=True, text=True, timeout=300,
         )
         assert out.returncode == 0, out.stderr
@@ -99,7 +99,7 @@ def test_progress_counts_the_games_of_this_run(tmp_path: Path) -> None:
 def test_progress_of_an_elimination_counts_each_round(tmp_path: Path) -> None:
     passive = str(BOTS / "passive.py")
     out = subprocess.run(
-        [sys.executable, "-c", "from tournaments.cli import tournament_main; tournament_main()", "elimination",
+        [sys.executable, "-c", "from arena.cli import tournament_main; tournament_main()", "elimination",
          *(f"p{i}={passive}" for i in range(4)), "-n", "1", "--max-days", "2", "-j", "1",
          "--db", str(tmp_path / "e.sqlite")], capture_output=True, text=True, timeout=300,
     )

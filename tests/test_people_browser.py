@@ -35,7 +35,7 @@ pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[1]
 BOTS = Path(__file__).resolve().parent / "bots"
-DRIVER = [sys.executable, "-m", "driver.cli"]
+DRIVER = [sys.executable, "-m", "arena.cli"]
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1440, "height": 900}
 
@@ -147,7 +147,7 @@ def test_4_opening_moves_are_marked_and_think_times_shown(page: Any, game: GameR
                                        trace=compress_lines(game.trace), times=compress_times(game.answer_times),
                                        opening=(1, 0, 0, 0)))
     out = tmp_path / "replay.html"
-    done = subprocess.run([sys.executable, "-c", "from tournaments.cli import tournament_main; tournament_main()",
+    done = subprocess.run([sys.executable, "-c", "from arena.cli import tournament_main; tournament_main()",
                            "replay", str(db), "1", "-o", str(out)], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     page.goto(out.as_uri() + "#step=0")
@@ -242,7 +242,7 @@ def test_12_a_piped_trace_keeps_the_bots_names(page: Any, tmp_path: Path) -> Non
 def _report(tmp_path: Path) -> Path:
     """A real round-robin (random, expert; 6 games) and its report."""
     db, out = tmp_path / "r.sqlite", tmp_path / "report.html"
-    cmd = [sys.executable, "-c", "from tournaments.cli import tournament_main; tournament_main()"]
+    cmd = [sys.executable, "-c", "from arena.cli import tournament_main; tournament_main()"]
     done = subprocess.run(cmd + ["round-robin", "--db", str(db), "--games", "3", "--max-days", "15", "--timeout", "30",
                                  "-j", "1", "random", "expert"], capture_output=True, text=True, timeout=600, cwd=ROOT)
     assert done.returncode == 0, done.stderr
@@ -291,7 +291,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 
 
 def test_3_the_lobby_fits_a_phone(server: Any, phone: Any, page: Any) -> None:
-    ladder = [sys.executable, "-c", "from tournaments.cli import ladder_main; ladder_main()", "add"]
+    ladder = [sys.executable, "-c", "from arena.cli import ladder_main; ladder_main()", "add"]
     for name, bot in (("a-bot-with-a-rather-long-name", "random"), ("expert-of-the-ladder", "expert")):
         subprocess.run([*ladder, name, bot, "--db", str(server.db)], check=True, capture_output=True, timeout=120, cwd=ROOT)
     phone.goto(server.url + "/")

@@ -127,7 +127,7 @@ def test_hostile_names_are_shown_harmlessly() -> None:
 
 
 def test_board_fits_80_columns_without_colour_on_a_pipe() -> None:
-    from server.live import build_view
+    from viewer.live import build_view
 
     game = Game(4, base=True)
     line = b'%s' % __import__("protocol.exactjson", fromlist=["dumps"]).dumps({**game.to_wire(), "player": 0})
@@ -143,7 +143,7 @@ def test_board_fits_80_columns_without_colour_on_a_pipe() -> None:
 def test_a_draw_has_no_winner_on_the_board() -> None:
     """The wire's `"winner": false` is not seat 0 (False == 0 in Python)."""
     from protocol.exactjson import dumps
-    from server.live import build_view
+    from viewer.live import build_view
 
     game = Game(2, max_days=1)
     while not game.is_over:
@@ -217,7 +217,7 @@ def test_a_game_in_progress_is_not_over() -> None:
     (result "cut"): the news of the others' play must still be told."""
     from driver.play import _over
     from protocol.exactjson import dumps
-    from server.live import build_view
+    from viewer.live import build_view
 
     game = Game(2, max_days=1)
     lines = []
@@ -242,7 +242,7 @@ def test_a_game_in_progress_is_not_over() -> None:
 def test_usage_errors_before_any_bot_starts(args: list[str], message: str) -> None:
     from click.testing import CliRunner
 
-    from driver.cli import driver
+    from arena.cli import driver
 
     result = CliRunner().invoke(driver, ["play", *args])
     assert result.exit_code == 2
@@ -270,7 +270,7 @@ def test_a_used_card_shows_its_uses_out_of_its_limit() -> None:
     """Uses left, on the board: the attacker's Ghost after its attack reads
     `used 1/1` (the wire's uses count attacks and defences together)."""
     from protocol.exactjson import dumps
-    from server.live import build_view
+    from viewer.live import build_view
 
     game = _attack()
     game.play(0, 1)  # the Ghost attacks
@@ -283,7 +283,7 @@ def test_a_used_card_shows_its_uses_out_of_its_limit() -> None:
 def test_a_narrow_terminal_gets_one_shop_column() -> None:
     from protocol.exactjson import dumps
     from rich.console import Console
-    from server.live import build_view
+    from viewer.live import build_view
 
     game = Game(2)
     view = build_view([], ["alice", "bob"], dumps({**game.to_wire(), "player": 0}))

@@ -38,7 +38,7 @@ def test_report_is_self_contained_and_renders_in_chromium(tmp_path: Path) -> Non
     db, page = tmp_path / "r.sqlite", tmp_path / "report.html"
     _fill(db)
     out = subprocess.run(
-        [sys.executable, "-c", "from tournaments.cli import tournament_main; tournament_main()",
+        [sys.executable, "-c", "from arena.cli import tournament_main; tournament_main()",
          "report", str(db), "-o", str(page)],
         capture_output=True, text=True, timeout=60,
     )

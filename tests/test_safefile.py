@@ -4,7 +4,7 @@ Each trap is laid the way a bot would lay it: by another user (uid
 65534, nobody, as the bots of a root referee run) in a sticky
 world-writable directory like /tmp, from a forked child that drops to
 that uid. The kernel's own protection (`fs.protected_symlinks`,
-`protected_regular`) is off in many containers; `driver.safefile`
+`protected_regular`) is off in many containers; `common.safefile`
 applies the rule itself, so these hold whatever the kernel's setting.
 """
 
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from driver.safefile import UnsafePath, check_target, make_dirs, open_write, write_file
+from common.safefile import UnsafePath, check_target, make_dirs, open_write, write_file
 from users import shared_directory
 
 NOBODY = 65534
@@ -170,7 +170,7 @@ def test_driver_run_refuses_a_trace_link_laid_before_it_and_starts_no_bot(shared
     as_user(NOBODY, shared, lambda: os.symlink(victim, "x.trace"))
     marker = shared / "started"
     bot = f"{sys.executable} -c \"open('{marker}', 'w')\""  # would leave a mark if it were started
-    done = command("-m", "driver.cli", "run", "--trace", str(shared / "x.trace"), bot, "random")
+    done = command("-m", "arena.cli", "run", "--trace", str(shared / "x.trace"), bot, "random")
     assert done.returncode == 2, done.stderr
     assert f"refusing to write {shared}/x.trace" in done.stderr and "symbolic link of user 65534" in done.stderr
     assert victim.read_bytes() == SECRET and not marker.exists()
@@ -183,7 +183,7 @@ def test_a_bot_that_lays_links_during_the_game_overwrites_nothing(shared: Path, 
     temporary file, which the old writer used) are about to be written."""
     links = [shared / "x.trace", shared / "replay.html", shared / "replay.html.tmp"]
     trapper = f"{sys.executable} -S {BOTS / 'trapper.py'} {victim} " + " ".join(map(str, links))
-    done = command("-m", "driver.cli", "run", "--max-days", "3", "--trace", str(shared / "x.trace"), "--view",
+    done = command("-m", "arena.cli", "run", "--max-days", "3", "--trace", str(shared / "x.trace"), "--view",
                    trapper, f"{sys.executable} -S {BOTS / 'simple.py'}", cwd=shared)
     assert done.returncode in (0, 3), done.stderr
     assert (shared / "replay.html.tmp").is_symlink()  # the bot did lay what it could
@@ -203,14 +203,14 @@ def test_reports_exports_and_pages_refuse_links_laid_for_them(shared: Path, vict
     db = tmp_path / "games.sqlite"
     Store.open(db).close()
     trace = tmp_path / "game.jsonl"
-    trace.write_bytes(subprocess.run([sys.executable, "-m", "driver.cli", "run", "--max-days", "2", "random", "random"],
+    trace.write_bytes(subprocess.run([sys.executable, "-m", "arena.cli", "run", "--max-days", "2", "random", "random"],
                                      capture_output=True, timeout=120, cwd=ROOT).stdout)
     as_user(NOBODY, shared, lambda: (os.symlink(victim, "report.html"), os.symlink(victim.parent, "export"),
                                      os.symlink(victim, "page.html"), os.symlink(victim, "games.sqlite")))
-    tournament = "from tournaments.cli import tournament_main; tournament_main()"
+    tournament = "from arena.cli import tournament_main; tournament_main()"
     for argv in (["-c", tournament, "report", str(db), "-o", str(shared / "report.html"), "--no-replays"],
                  ["-c", tournament, "export", str(db), "-o", str(shared / "export" / "out")],
-                 ["-m", "driver.cli", "view", str(trace), "-o", str(shared / "page.html")],
+                 ["-m", "arena.cli", "view", str(trace), "-o", str(shared / "page.html")],
                  ["-c", tournament, "round-robin", "random", "random", "-n", "1", "--db", str(shared / "games.sqlite")]):
         done = command(*argv)
         assert done.returncode != 0 and "refusing to write" in done.stderr and "symbolic link of user" in done.stderr, \
@@ -221,7 +221,7 @@ def test_reports_exports_and_pages_refuse_links_laid_for_them(shared: Path, vict
 
 def test_dev_stdout_and_dev_null_still_work() -> None:
     """/dev/stdout leads, through /proc, to a pipe (a link only the kernel can follow)."""
-    code = "from driver.safefile import open_write; open_write('/dev/stdout').write(b'to the pipe');" \
+    code = "from common.safefile import open_write; open_write('/dev/stdout').write(b'to the pipe');" \
            "open_write('/dev/null').write(b'gone')"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60, cwd=ROOT)
     assert done.returncode == 0 and done.stdout == b"to the pipe", done.stderr

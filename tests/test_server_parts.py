@@ -4,19 +4,18 @@ spectators' withholding, per-seat timeouts and the live view."""
 from __future__ import annotations
 
 import os
-import sys
 import time
 
 import orjson
 import pytest
 
-from driver.botspec import BotOptions, BotSpec, parse_bot
+from driver.botspec import BotOptions, parse_bot
 from driver.game import GameOptions
 from driver.process import ReplyKind
 from server.jsonstream import JsonValueStream, ValueTooLong
-from server.live import build_view, view_update
+from viewer.live import build_view, view_update
 from server.referee import SeatRun, ServedGroup, TraceTap, Withholder, referee_game, seat_options
-from server.seat import NetworkSeat
+from driver.seat import NetworkSeat
 from server.tcp import HeaderError, parse_header
 
 

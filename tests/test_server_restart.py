@@ -62,7 +62,7 @@ def test_an_aborted_game_cut_before_its_first_state_or_mid_line_has_a_replay(tmp
     db = tmp_path / "games.sqlite"
     live = tmp_path / "games.sqlite.live"
     live.mkdir()
-    state = subprocess.run([sys.executable, "-m", "driver.cli", "run", "--max-days", "2", "random", "random"],
+    state = subprocess.run([sys.executable, "-m", "arena.cli", "run", "--max-days", "2", "random", "random"],
                            capture_output=True, timeout=120).stdout.splitlines()
     head = {"seats": ["a", "b"], "options": {}, "started": time.time()}
     (live / "cut.trace").write_bytes(json.dumps({**head, "key": "cut"}).encode() + b"\n"
@@ -94,7 +94,7 @@ def test_stopping_the_server_aborts_the_games_in_flight(tmp_path: Path) -> None:
 
 
 def _cli(*args: str) -> list[str]:
-    return [sys.executable, "-c", "import sys; from driver.cli import main; main()", *args]
+    return [sys.executable, "-c", "import sys; from arena.cli import driver_main; driver_main()", *args]
 
 
 def test_a_ladder_with_a_remote_bot_goes_on_through_a_server_restart(tmp_path: Path) -> None:
@@ -104,7 +104,7 @@ def test_a_ladder_with_a_remote_bot_goes_on_through_a_server_restart(tmp_path: P
     env = env_with_server(server.url, "x" * 20)  # the ladder reserves the bot with its owner's token
     bridge = subprocess.Popen(_cli("connect", server.url, "random", "--name", "faraway"),
                               stderr=open(tmp_path / "bridge.log", "wb"), env=env)
-    ladder = [sys.executable, "-c", "from tournaments.cli import ladder_main; ladder_main()"]
+    ladder = [sys.executable, "-c", "from arena.cli import ladder_main; ladder_main()"]
     try:
         for name, bot in (("faraway", "remote:faraway"), ("rnd", "random")):
             subprocess.run([*ladder, "add", name, bot, "--db", str(db)], check=True, env=env, timeout=60)

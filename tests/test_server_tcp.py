@@ -51,7 +51,7 @@ def test_two_play_gui_clients_play_a_base_set_game_to_the_end(server: Server) ->
     for line in lines0 + lines1:  # compact JSON, sorted keys, one per line: the original's bytes
         value = orjson.loads(line)
         assert line == orjson.dumps(value, option=orjson.OPT_SORT_KEYS) + b"\n"
-    seats_asked = {orjson.loads(l)["player"] for l in lines0[:-1]}
+    seats_asked = {orjson.loads(line)["player"] for line in lines0[:-1]}
     assert seats_asked == {0}
     stored = _stored(server, ("tcp:7/0", "tcp:7/1"))
     assert len(stored) == 1 and stored[0].options["server"] == "tcp"

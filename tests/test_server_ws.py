@@ -21,7 +21,6 @@ from driver.game import game_lines
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
-from driver.game import game_lines
 from serverlib import Server, env_with_server, random_move
 from tournaments.store import Store
 
@@ -213,7 +212,7 @@ def test_spectators_see_a_round_only_once_it_resolved(server: Server) -> None:
 
 def test_the_bridge_plays_our_random_bot_unchanged(server: Server, tmp_path: Path) -> None:
     bridge = subprocess.Popen(
-        [sys.executable, "-c", "from driver.cli import main; main()", "connect", server.url, "random",
+        [sys.executable, "-c", "from arena.cli import driver_main; driver_main()", "connect", server.url, "random",
          "--name", "bridged", "--token", TOKEN + "-bridge", "--max-games", "2"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -237,7 +236,7 @@ def test_the_bridge_plays_our_random_bot_unchanged(server: Server, tmp_path: Pat
 
 def test_remote_name_in_driver_run_through_the_relay(server: Server) -> None:
     bot = WsBot(server, "relayed").run(games=1)
-    run = subprocess.run([sys.executable, "-c", "from driver.cli import main; main()", "run", "remote:relayed", "random",
+    run = subprocess.run([sys.executable, "-c", "from arena.cli import driver_main; driver_main()", "run", "remote:relayed", "random",
                           "--max-days", "10"], capture_output=True, env=env_with_server(server.url, TOKEN), timeout=120)
     assert run.returncode in (0, 3), run.stderr
     # Nobody asked for --isolation none: the summary says where the bot really runs.
@@ -254,7 +253,7 @@ def test_remote_name_in_driver_run_through_the_relay(server: Server) -> None:
 
 def test_a_remote_bot_that_leaves_mid_game_forfeits_that_game(server: Server) -> None:
     leaver = WsBot(server, "leaver")
-    run = subprocess.Popen([sys.executable, "-c", "from driver.cli import main; main()", "run", "remote:leaver", "random"],
+    run = subprocess.Popen([sys.executable, "-c", "from arena.cli import driver_main; driver_main()", "run", "remote:leaver", "random"],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env_with_server(server.url, TOKEN))
     state = json.loads(leaver.ws.recv(timeout=60))
     assert state["phase"]["name"] == "investing"
@@ -289,7 +288,7 @@ def test_a_remote_bot_plays_game_after_game_through_a_kept_relay(server: Server,
     bot = WsBot(server, "reused").run(games=4)
     db = tmp_path / "reuse.sqlite"
     run = subprocess.run(
-        [sys.executable, "-c", "from tournaments.cli import tournament_main; tournament_main()", "round-robin", "remote:reused", "random",
+        [sys.executable, "-c", "from arena.cli import tournament_main; tournament_main()", "round-robin", "remote:reused", "random",
          "--games", "2", "--max-days", "10", "--reuse", "-j", "1", "--db", str(db)],
         capture_output=True, env=env_with_server(server.url, TOKEN), timeout=300)
     assert run.returncode == 0, run.stderr
@@ -405,7 +404,7 @@ def test_reservations_per_client_are_bounded(server: Server) -> None:
 
 
 def _run_remote(bot: str, url: str, token: str | None = TOKEN) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([sys.executable, "-c", "from driver.cli import main; main()", "run", bot, "random",
+    return subprocess.run([sys.executable, "-c", "from arena.cli import driver_main; driver_main()", "run", bot, "random",
                            "--max-days", "3"], capture_output=True, env=env_with_server(url, token), timeout=120)
 
 
@@ -436,7 +435,7 @@ def test_a_game_waits_for_a_busy_remote_bot_within_its_wait_and_says_so(server: 
 def test_a_tournament_with_an_absent_remote_bot_stops_before_its_first_game(server: Server, tmp_path: Path) -> None:
     from serverlib import free_port
 
-    tournament = [sys.executable, "-c", "from tournaments.cli import tournament_main; tournament_main()", "round-robin",
+    tournament = [sys.executable, "-c", "from arena.cli import tournament_main; tournament_main()", "round-robin",
                   "remote:nowhere", "random", "--games", "4", "--db", str(tmp_path / "t.sqlite")]
     WsBot(server, "nowhere").close()  # known, but gone
     run = subprocess.run(tournament, capture_output=True, env=env_with_server(server.url, TOKEN), timeout=120)

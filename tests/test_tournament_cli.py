@@ -26,7 +26,7 @@ PASSIVE, CRASH = str(BOTS / "passive.py"), str(BOTS / "crash.py")
 
 def cli(*args: str, **kw: Any) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-c", "from tournaments.cli import tournament_main; tournament_main()", *args],
+        [sys.executable, "-c", "from arena.cli import tournament_main; tournament_main()", *args],
         capture_output=True, text=True, timeout=300, **kw,
     )
 
@@ -210,7 +210,7 @@ def test_a_read_only_database_is_still_read(tmp_path: Path) -> None:
         for path in (home, db):
             os.chmod(path, os.stat(path).st_mode & ~(stat.S_IWGRP | stat.S_IWOTH) | stat.S_IROTH | stat.S_IXOTH)
         run = lambda *a: subprocess.run(  # noqa: E731
-            [*nobody, sys.executable, "-c", "from tournaments.cli import tournament_main; tournament_main()", *a],
+            [*nobody, sys.executable, "-c", "from arena.cli import tournament_main; tournament_main()", *a],
             capture_output=True, text=True, timeout=120, cwd=out_dir,
         )
         listing = run("list", str(db))

@@ -23,7 +23,7 @@ PASSIVE, CRASH, HANG = (str(BOTS / f) for f in ("passive.py", "crash.py", "hang.
 
 def cli(*args: str, **kw: object) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-c", "from tournaments.cli import tournament_main; tournament_main()", *args],
+        [sys.executable, "-c", "from arena.cli import tournament_main; tournament_main()", *args],
         capture_output=True, text=True, timeout=120, **kw,  # type: ignore[arg-type]
     )
 
@@ -112,7 +112,7 @@ def _start_cli(args: list[str]) -> subprocess.Popen[str]:
     # shell has set SIGINT to ignored and every child inherits that, so the
     # child restores the default before the CLI starts.
     main = ("import signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
-            "from tournaments.cli import tournament_main; tournament_main()")
+            "from arena.cli import tournament_main; tournament_main()")
     return subprocess.Popen(
         [sys.executable, "-c", main, *args],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,

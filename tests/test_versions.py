@@ -14,9 +14,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from bots.evolved.cli import main as evolve
-from driver.cli import driver
-from tournaments.cli import ladder_main, tournament_main
+from arena.cli import driver, evolve, ladder_main, tournament_main
 
 ROOT = Path(__file__).resolve().parent.parent
 VERSION = version("economancy-arena")

@@ -298,7 +298,7 @@ def test_a_stream_of_games_with_names_and_a_cut_off_game(page: Any, tmp_path: Pa
 def test_pdf_export_prints_one_frame_per_day(tmp_path: Path, chromium: Any) -> None:
     from click.testing import CliRunner
 
-    from driver.cli import driver
+    from arena.cli import driver
 
     pdf = tmp_path / "game.pdf"
     trace = TRACES / "simple_2p_decent_decent_maxdays12.jsonl"

@@ -13,7 +13,7 @@ import pytest
 import tracedata
 from click.testing import CliRunner
 
-from driver.cli import driver
+from arena.cli import driver
 from tournaments.cli import tournament_main
 from tournaments.outcomes import Result
 from tournaments.report_games import WIN_KINDS, GameFacts, buy_profile, how_bots_win, ratings_over_time
@@ -65,7 +65,7 @@ def test_driver_view_refuses_a_bad_trace_with_its_line(tmp_path: Path) -> None:
 
 def test_driver_run_view_writes_the_replay_of_the_game_played(tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-c", "from driver.cli import main; main()", "run", "--view", "--max-days", "6",
+        [sys.executable, "-c", "from arena.cli import driver_main; driver_main()", "run", "--view", "--max-days", "6",
          "random", "random"],
         cwd=tmp_path, capture_output=True, timeout=300,
     )

@@ -72,10 +72,10 @@ class User:
         return [*self.prefix, *argv]
 
     def driver(self, *args: str) -> list[str]:
-        return self.command(self.python, "-m", "driver.cli", *args)
+        return self.command(self.python, "-m", "arena.cli", *args)
 
     def tournament(self, *args: str) -> list[str]:
-        code = "from tournaments.cli import tournament_main; tournament_main()"
+        code = "from arena.cli import tournament_main; tournament_main()"
         return self.command(self.python, "-c", code, *args)
 
     def bot(self, script: str, *args: str) -> str:

@@ -21,20 +21,18 @@ from typing import Any, TypeVar
 import click
 import orjson
 
-from driver.options import (
+from common.options import (
     base_option,
     concurrency_option,
     fair_option,
-    isolation_option,
     max_days_option,
     ray_address_option,
-    startup_or_default,
-    time_control_options,
     timeout_option,
     VersionedGroup,
     version_option,
 )
-from driver.safefile import UnsafePath, write_file
+from driver.options import isolation_option, startup_or_default, time_control_options
+from common.safefile import UnsafePath, write_file
 from tournaments import api
 from tournaments.errors import PlayError, TournamentError
 from tournaments.ladder import Ladder, default_db, pool_json
@@ -66,7 +64,7 @@ def _user_errors(db: str | Path | None = None) -> Iterator[None]:
         raise click.ClickException(str(err)) from None
     except (TournamentError, ValueError) as err:
         raise click.UsageError(str(err)) from None
-    except UnsafePath as err:  # a file we refuse to write (driver.safefile): the message names it
+    except UnsafePath as err:  # a file we refuse to write (common.safefile): the message names it
         raise click.ClickException(str(err)) from None
     except KeyboardInterrupt:
         where = f" in {db}" if db else ""

@@ -58,10 +58,10 @@ def parse_entrants(texts: Sequence[str]) -> list[Entrant]:
 def from_stored(name: str, argv: Sequence[str]) -> Entrant:
     """An entrant rebuilt from the database (ladder bots), checked again
     since the program may have moved since it was added."""
-    from driver.botspec import BotSpec
+    from driver.botspec import spec_for
 
     _check_executable(name, list(argv))
-    return Entrant(name, tuple(argv), BotSpec(tuple(argv), name))
+    return Entrant(name, tuple(argv), spec_for(name, argv))
 
 
 def unique(items: Sequence[tuple[str, tuple[str, ...], Any]]) -> list[Entrant]:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import orjson
 
-from driver.safefile import make_dirs, write_file
+from common.safefile import make_dirs, write_file
 from tournaments.errors import TournamentError
 from tournaments.store import GameRecord, Store
 

@@ -25,7 +25,7 @@ from typing import Any
 
 from openskill.models import PlackettLuce
 
-from driver.safefile import make_dirs
+from common.safefile import make_dirs
 from tournaments.api import playing
 from tournaments.entrants import Entrant, from_stored, parse_entrants
 from tournaments.errors import TournamentError

@@ -39,7 +39,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from driver.safefile import make_dirs, write_file
+from common.safefile import make_dirs, write_file
 from protocol.engine import Game
 from protocol.openings import Opening, format_opening, play_opening, random_opening
 

@@ -120,7 +120,7 @@ def read_games(store: Store, tournament_id: int | None, replay_dir: Path | None,
     """Every game of the selection as facts, writing its replay page into
     `replay_dir` when given (pages named game-ID.html, linked as
     link_prefix + name)."""
-    from driver.safefile import make_dirs
+    from common.safefile import make_dirs
     from viewer.export import write_page
 
     records = store.games(tournament_id, with_blobs=True)

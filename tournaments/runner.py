@@ -27,8 +27,8 @@ from typing import Any
 
 import click
 
-from driver.botspec import BotOptions, BotSpecError, options_by_seat
-from driver.text import printable
+from driver.botspec import BotOptions, BotSpec, BotSpecError, options_by_seat
+from common.text import printable
 from tournaments.backends import Backend
 from tournaments.entrants import Entrant
 from tournaments.errors import PlayError, TournamentError
@@ -104,14 +104,13 @@ def make_plan(ctx: Context, entrants: Sequence[Entrant], players: int, *, seed: 
 
 
 def _check_remotes(entrants: Sequence[Entrant]) -> None:
-    """A `remote:NAME` entrant whose server does not answer, or which is not
-    connected, stops the run before its first game (its games would all be
+    """An entrant of a registered kind that cannot play now (`BotSpec.unavailable`:
+    a `remote:NAME` bot whose server does not answer, or which is not
+    connected) stops the run before its first game (its games would all be
     forfeits, each after a wait)."""
     for e in entrants:
-        if getattr(e.spec, "remote", False):
-            from server.relay import check_remote
-
-            why = check_remote(e.spec.argv)
+        if isinstance(e.spec, BotSpec):
+            why = e.spec.unavailable()
             if why is not None:
                 raise TournamentError(f"bot {e.name!r}: {why}")
 

@@ -13,8 +13,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from driver.text import printable
-from tournaments.outcomes import Result, seat_outcome
+from common.text import printable
+from tournaments.outcomes import seat_outcome
 from tournaments.stats.crosstable import Cell, crosstable
 from tournaments.stats.elo import finite_or_none, interval_text
 from tournaments.stats.plackett_luce import Rating, ratings

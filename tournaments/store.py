@@ -677,9 +677,9 @@ def _digest_of(trace: bytes) -> str | None:
 
 def _check_safe(path: Path) -> None:
     """SQLite opens the database and its -wal, -shm and -journal files by
-    name, following links: refuse the files `driver.safefile` would
+    name, following links: refuse the files `common.safefile` would
     (a link or a file another user laid where the store goes)."""
-    from driver.safefile import check_target, error_text
+    from common.safefile import check_target, error_text
 
     for name in (path, *(path.with_name(path.name + s) for s in ("-wal", "-shm", "-journal"))):
         try:

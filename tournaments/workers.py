@@ -105,7 +105,7 @@ def play(job: Job) -> GameRecord:
         duration=res.duration or (time.time() - started),
         options=opts.to_json(),
         trace=compress_lines(res.trace),
-        stderr=compress_lines(_stderr_lines(job.names, res.stderr)),
+        stderr=compress_lines(stderr_lines(job.names, res.stderr)),
         opening=job.opening,
         seed=job.seed,
         times=compress_times(res.answer_times),
@@ -140,7 +140,7 @@ class _KeptBots:
             proc = self.procs.get(key)
             if proc is None or not proc.reusable:
                 self.retire(key)
-                proc = BotProcess(options.command(spec, seat), spec.name, line_limit=options.line_limit,
+                proc = BotProcess(options.launch(spec, seat), spec.name, line_limit=options.line_limit,
                                   stderr_limit=options.stderr_limit, isolation=options.isolation_for(spec),
                                   fence=options.fence(seat))
                 self.procs[key] = proc
@@ -181,8 +181,9 @@ class _KeptBots:
 _kept = _KeptBots()
 
 
-def _stderr_lines(names: Sequence[str], stderr: Sequence[bytes]) -> list[bytes]:
-    """Each seat's kept standard error, headed by the bot's name."""
+def stderr_lines(names: Sequence[str], stderr: Sequence[bytes]) -> list[bytes]:
+    """Each seat's kept standard error, headed by the bot's name: the
+    store's format, which the game server's records write too."""
     out = []
     for name, err in zip(names, stderr):
         if err:

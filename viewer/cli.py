@@ -43,7 +43,7 @@ def export_options(f: F) -> F:
 def emit_replay(replay: Any, output: Path, open_: bool, pdf: Path | None = None, png: Path | None = None,
                 every: str = "day") -> Path:
     """Write the page, print its path, then export and open as asked."""
-    from driver.safefile import error_text
+    from common.safefile import error_text
     from viewer.export import ExportError, export_pdf, export_png, frame_steps, open_in_browser, write_page
 
     try:
@@ -93,7 +93,7 @@ def write_run_replay(trace: Sequence[bytes], names: Sequence[str], stderr: Seque
     """`driver run --view`: the page of the game just played, with the bots'
     names, the faulting bot's standard error and each answer's think time,
     written into `out` (the file run opened before its bots started, see
-    `driver.safefile`)."""
+    `common.safefile`)."""
     from viewer.model import build_replay
     from viewer.page import replay_page
 
@@ -103,3 +103,20 @@ def write_run_replay(trace: Sequence[bytes], names: Sequence[str], stderr: Seque
     out.truncate()
     out.write(replay_page(replay).encode("utf-8"))
     out.flush()
+
+
+@click.command(epilog=VIEW_EPILOG)
+@click.argument("trace", metavar="TRACE")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="The page to write [default: TRACE with .html, or replay.html for -].")
+@click.option("--open", "open_", is_flag=True, help="Open the page in your browser.")
+@export_options
+def view(trace: str, output: Path | None, open_: bool, **export: Any) -> None:
+    """Write a replay page of a game's trace: one self-contained HTML file.
+
+    TRACE is a trace file (ours or the original driver's, a tournament
+    stream of several games included) or - for standard input, so that
+    `driver run A B | driver view -` shows the game just played. Prints
+    the page's path.
+    """
+    view_trace(trace, output, open_, **export)

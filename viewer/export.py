@@ -36,8 +36,8 @@ class ExportError(RuntimeError):
 def write_page(replay: Replay, output: Path) -> Path:
     """Write the replay's page and return its absolute path: its folder made
     if missing, the page replaced at once (a reader never sees half of it),
-    never through a link another user laid (`driver.safefile`)."""
-    from driver.safefile import make_dirs, write_file
+    never through a link another user laid (`common.safefile`)."""
+    from common.safefile import make_dirs, write_file
 
     make_dirs(output.parent)
     return write_file(output, replay_page(replay))
@@ -59,8 +59,8 @@ def find_chromium() -> str:
 def _run(browser: str, args: list[str], flag: str, output: Path) -> None:
     """One Chromium run writing `output`: Chromium writes into a private
     folder of ours (it would follow any link at the path it is given), and
-    the file is then moved to `output` the safe way (`driver.safefile`)."""
-    from driver.safefile import error_text, write_file
+    the file is then moved to `output` the safe way (`common.safefile`)."""
+    from common.safefile import error_text, write_file
 
     with tempfile.TemporaryDirectory(prefix="economancy-chromium-") as private:
         made = Path(private) / ("out.pdf" if flag == "--print-to-pdf" else "out.png")
@@ -93,7 +93,7 @@ def export_pdf(page: Path, pdf: Path, every: str = "day") -> Path:
 
 def export_png(page: Path, directory: Path, steps: list[int], width: int = 1400, height: int = 1000) -> list[Path]:
     """One screenshot per step index (0-based) of the page's first game."""
-    from driver.safefile import make_dirs
+    from common.safefile import make_dirs
 
     browser = find_chromium()
     directory = make_dirs(directory)

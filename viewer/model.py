@@ -39,8 +39,8 @@ from typing import Any
 
 import orjson
 
-from driver.text import printable
-from protocol.cards import CARDS, NAME_TO_ID, PASS_NAME, SIMPLE
+from common.text import printable
+from protocol.cards import CARDS, NAME_TO_ID, PASS_NAME
 
 __all__ = [
     "TraceError",
@@ -190,7 +190,7 @@ def _dumps(value: Any) -> str:
 def visible(text: str) -> str:
     """Bot text as a page may show it (before its HTML escaping): control,
     bidi and invisible characters as \\xNN or \\uNNNN, so it cannot hide
-    itself or reorder a line; `driver.text.printable`, the one escaping of
+    itself or reorder a line; `common.text.printable`, the one escaping of
     bot text for a person (the page's renderer does the same in JavaScript)."""
     return printable(text)
 

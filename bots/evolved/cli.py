@@ -17,7 +17,7 @@ import sys
 
 import click
 
-from driver.options import VersionedGroup, concurrency_option, ray_address_option, version_option
+from common.options import VersionedGroup, concurrency_option, ray_address_option, version_option
 
 from bots.evolved.ga import (
     Generation,
@@ -52,7 +52,8 @@ class _DefaultToRun(VersionedGroup):
         return super().parse_args(ctx, args)
 
 
-def _key(ctx: click.Context, param: click.Parameter, value: str) -> str:
+def key_param(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    """A KEY argument that names a run, never a subcommand (a usage error otherwise)."""
     try:
         check_key(value)
     except ValueError as problem:
@@ -74,7 +75,7 @@ def main() -> None:
 
 
 @main.command("run")
-@click.argument("key", callback=_key)
+@click.argument("key", callback=key_param)
 @click.option("--generations", "-g", type=int, default=50, show_default=True, help="Generations to run (in all, with --resume).")
 @click.option("--population", "-m", type=int, default=64, show_default=True, help="Genomes per generation: 8 to 512, divisible by --players.")
 @click.option("--players", "-p", type=int, default=4, show_default=True, help="Players per table in the fitness tournaments (2-4).")
@@ -186,7 +187,7 @@ class _Null:
 
 
 @main.command("show")
-@click.argument("key", callback=_key)
+@click.argument("key", callback=key_param)
 @click.option("--generation", type=int, default=None, help="Show this generation's leader [default: the last].")
 def show_command(key: str, generation: int | None) -> None:
     """Print the leader's preferences as a readable table."""
@@ -212,7 +213,7 @@ def show_command(key: str, generation: int | None) -> None:
 
 
 @main.command("plot")
-@click.argument("key", callback=_key)
+@click.argument("key", callback=key_param)
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, writable=True), help="The PNG file to write.")
 @click.option("--games", "-n", type=int, default=20, show_default=True, help="Games per pair of leaders (seats alternate).")
 @click.option("--leaders", type=int, default=25, show_default=True, help="At most this many leaders, evenly spaced over the run.")
@@ -238,58 +239,3 @@ def plot_command(key: str, output: str, games: int, leaders: int, seed: int) -> 
     except ImportError as problem:
         raise click.ClickException(str(problem)) from None
     click.echo(f"wrote {output}")
-
-
-def _add_play_command() -> None:
-    """`evolve play KEY`: `driver play` against the run's strongest genomes."""
-    from driver.play import PLAY_EPILOG, play_options
-
-    @main.command("play", epilog=PLAY_EPILOG)
-    @click.argument("key", callback=_key)
-    @click.option("--players", "-p", type=click.IntRange(2, 4), default=None,
-                  help="Players at the table, you included: you against the run's P-1 strongest."
-                  " [default: the run's --players]")
-    @play_options
-    def play_command(key: str, players: int | None, **play: object) -> None:
-        """Play the strongest genomes evolved under KEY yourself, in this terminal.
-
-        The run's set of cards (simple or base) is played; the opponents are
-        the last generation's leader and elites, then earlier leaders.
-        """
-        import os
-        import tempfile
-
-        import orjson
-
-        from driver.botspec import parse_bot
-        from driver.play import game_options_for, run_play
-
-        store = Store(key)
-        try:
-            settings = store.settings()
-            wanted = (players or int(settings.get("players", 2))) - 1
-            genomes = store.strongest(wanted)
-        except LookupError as problem:
-            raise click.UsageError(str(problem)) from None
-        if len(genomes) < wanted:
-            click.echo(f"key {key!r} holds {len(genomes)} distinct strong genome(s) so far: some play twice", err=True)
-            genomes = [genomes[i % len(genomes)] for i in range(wanted)]
-        with tempfile.TemporaryDirectory(prefix="evolve-play-") as folder:
-            os.chmod(folder, 0o755)  # bots may run as another user (docs/protocol.md, isolation)
-            specs = []
-            for rank, genome in enumerate(genomes, 1):
-                path = os.path.join(folder, f"{rank}.json")
-                with open(path, "wb") as out:
-                    out.write(orjson.dumps(genome.to_json()))
-                os.chmod(path, 0o644)
-                specs.append(parse_bot(f"{key}-{rank}=evolved --genome {path}"))
-            seat, name, trace, clock = (play.pop(k) for k in ("seat", "name", "trace", "clock"))
-            options = game_options_for(specs, seat, base=bool(settings.get("base", False)), **play)  # type: ignore[arg-type]
-            run_play(specs, seat, name, options, trace, clock)  # type: ignore[arg-type]
-
-
-_add_play_command()
-
-
-if __name__ == "__main__":
-    main()

@@ -2,7 +2,6 @@
 (double fork), says so on standard error, answers once, then exits."""
 import os
 import subprocess
-import sys
 import time
 
 import botlib

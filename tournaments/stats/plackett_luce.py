@@ -73,7 +73,7 @@ def fit(
     start: np.ndarray | None = None,
 ) -> np.ndarray:
     """Maximum a posteriori strengths t (natural-log scale, mean 0)."""
-    n, (G, P) = data.n_bots, data.members.shape
+    n, (G, _) = data.n_bots, data.members.shape
     w = np.ones(G) if weights is None else weights
     mask = data.members >= 0
     idx = np.where(mask, data.members, 0)
