@@ -10,8 +10,6 @@ legal move.
 
 from __future__ import annotations
 
-from itertools import product
-
 from protocol.engine import ATTACKING, BUY, DEFENDING, INVESTING, PASS, Game
 
 
@@ -63,14 +61,3 @@ def _distinct_cards(game: Game, player: int, legal: list[int]) -> list[int]:
             seen.add(card)
             moves.append(move)
     return moves
-
-
-def joint_moves(game: Game, players: tuple[int, ...]) -> list[tuple[int, ...]]:
-    """Every combination of the candidate moves of `players` (in order)."""
-    return list(product(*(candidate_moves(game, p) for p in players)))
-
-
-def play_joint(game: Game, players: tuple[int, ...], moves: tuple[int, ...]) -> None:
-    """Apply one move per player; the step resolves after the last one."""
-    for player, move in zip(players, moves):
-        game.play(player, move)
