@@ -13,6 +13,7 @@ import sys
 
 import click
 
+from common.settings import GameSettings
 import server.remote_kind  # noqa: F401  (registers remote:NAME with driver.botspec)
 from bots.evolved.cli import key_param
 from bots.evolved.cli import main as _evolve
@@ -80,8 +81,10 @@ def evolve_play(key: str, players: int | None, **play: object) -> None:
                 out.write(orjson.dumps(genome.to_json()))
             os.chmod(path, 0o644)
             specs.append(parse_bot(f"{key}-{rank}=evolved --genome {path}"))
-        seat, name, trace, clock = (play.pop(k) for k in ("seat", "name", "trace", "clock"))
-        options = game_options_for(specs, seat, base=bool(settings.get("base", False)), **play)  # type: ignore[arg-type]
+        seat, name, trace, clock, seed, bot_options = (
+            play.pop(k) for k in ("seat", "name", "trace", "clock", "seed", "bot_options"))
+        game = GameSettings.from_options({**play, "base": bool(settings.get("base", False))})  # the run's card set
+        options = game_options_for(specs, seat, game, seed=seed, bot_options=bot_options)  # type: ignore[arg-type]
         run_play(specs, seat, name, options, trace, clock)  # type: ignore[arg-type]
 
 

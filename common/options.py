@@ -68,6 +68,18 @@ ray_address_option = click.option(
     help="Ray cluster to run on (also the RAY_ADDRESS variable; 'auto': the local cluster)."
     " [default: a Ray instance started here]",
 )
+
+
+def backend_for(backend: str | None, ray_address: str | None) -> str:
+    """--backend, or when it is not given: "ray" if --ray-address was given
+    on the command line, else "local". RAY_ADDRESS alone (set for another
+    program, or by Ray itself) never moves a run onto a cluster."""
+    if backend is not None:
+        return backend
+    source = click.get_current_context().get_parameter_source("ray_address")
+    return "ray" if ray_address and source == click.core.ParameterSource.COMMANDLINE else "local"
+
+
 version_option = click.version_option(
     None, "--version", package_name="economancy-arena", message="%(prog)s (economancy-arena) %(version)s"
 )

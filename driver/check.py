@@ -23,11 +23,12 @@ import random
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Any
 
 from driver.botspec import BotSpec
 from driver.isolation import Fence
 from driver.game import interpret_reply, state_lines
-from driver.process import STDERR_LIMIT, BotGroup, BotProcess, ReplyKind
+from driver.process import STDERR_LIMIT, BotGroup, BotProcess, LineChannel, ReplyKind
 from protocol.engine import ATTACKING, BUY, DEFENDING, INVESTING, PHASE_NAMES, Game, IllegalMove
 
 __all__ = ["Step", "CheckReport", "check_bot", "SCENARIOS"]
@@ -61,15 +62,15 @@ class CheckReport:
     """Every step, and whether the bot passed."""
 
     steps: list[Step] = field(default_factory=list)
-    covered: Counter = field(default_factory=Counter)  # (phase, players, base) -> answers
+    covered: Counter[tuple[str, int, bool]] = field(default_factory=Counter)  # (phase, players, base) -> answers
     stderr: bytes = b""
     aborted: str | None = None  # why the check could not go on
     isolation: list[str] = field(default_factory=list)  # what each process of the bot got
-    header: dict | None = None  # its first process's part of the trace header: limits and variable names
+    header: dict[str, Any] | None = None  # its first process's part of the trace header: limits and variable names
     processes: int = 0  # processes started: one per game for a bot that is not reusable
     exits_after_a_game: bool = False
     writes_after_a_game: bool = False
-    leniency: Counter = field(default_factory=Counter)
+    leniency: Counter[str] = field(default_factory=Counter)
     """Answers in a form only a driver that reads one JSON value from the
     stream accepts (ours and the original), by form: passed, but warned."""
 
@@ -139,10 +140,10 @@ def check_bot(
     """
     rng = random.Random(seed)
     report = CheckReport()
-    proc: BotProcess | None = None
+    proc: LineChannel | None = None
     stderr = bytearray()
 
-    def retire(bot: BotProcess) -> None:
+    def retire(bot: LineChannel) -> None:
         report.leniency.update(bot.leniency)
         BotGroup([bot]).close()
         stderr.extend(bot.kept_stderr())

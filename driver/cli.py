@@ -15,7 +15,8 @@ import click
 
 from driver.botspec import BotSpec, BotSpecError, options_by_seat, parse_bot
 from common.options import game_options, timeout_option, VersionedGroup, version_option
-from driver.options import bot_env_option, isolation_option, startup_or_default, time_control_options
+from common.settings import GameSettings
+from driver.options import bot_env_option, isolation_option, time_control_options
 from driver.signals import Stopped, stop_reason, stop_status
 from common.text import printable, printable_lines
 from viewer.cli import RUN_REPLAY
@@ -79,9 +80,8 @@ Exit status:
 @click.option("--view", "view", is_flag=True,
               help="Also write the game's replay page (see `driver view`) to replay.html and print its path.")
 def run(
-    bots: Sequence[str], base: bool, max_days: int, timeout: float, trace: str, fair: bool,
-    startup: float | None, margin: float, bot_options: Sequence[tuple[str, str]], bot_env: tuple[str, ...],
-    seed: int | None, opening: str | None, isolation: str, view: bool,
+    bots: Sequence[str], trace: str, bot_options: Sequence[tuple[str, str]], seed: int | None, opening: str | None,
+    view: bool, **settings: Any,
 ) -> None:
     """Play one game between 2 to 4 bots, in seat order.
 
@@ -94,6 +94,8 @@ def run(
     from protocol.openings import OpeningError, parse_opening, play_opening
     from protocol.engine import Game
 
+    game = GameSettings.from_options(settings)  # --base, --max-days, --timeout, --fair, time controls, fences
+
     if not 2 <= len(bots) <= 4:
         raise click.UsageError(f"a game needs 2 to 4 bots, got {len(bots)}")
     specs = [_bot_param(text) for text in bots]
@@ -105,12 +107,10 @@ def run(
     if opening is not None:
         try:
             moves = parse_opening(opening)
-            play_opening(Game(len(specs), base=base, max_days=max_days), moves)
+            play_opening(Game(len(specs), base=game.base, max_days=game.max_days), moves)
         except OpeningError as e:
             raise click.BadParameter(str(e), param_hint="--opening") from None
-    options = GameOptions(base=base, max_days=max_days, timeout=timeout, fair=fair, startup=startup_or_default(startup),
-                          margin=margin, seats=seats, seed=seed, opening=moves,
-                          isolation=isolation, bot_env=bot_env)
+    options = GameOptions.of(game, seats=seats, seed=seed, opening=moves)
     # Opened now, before any bot starts: a bot cannot lay a link where they go.
     trace_out = _output(trace, "--trace")
     page_out = _output(str(RUN_REPLAY), "--view", truncate=False) if view else None
@@ -119,13 +119,15 @@ def run(
         result = play_game(specs, options, trace_out)
     except BrokenPipeError:
         # `driver run ... | head`: the bots are already cleaned up; say so quietly.
-        sys.stdout = None  # type: ignore[assignment]  # no flush error at exit
+        sys.stdout = None  # no flush error at exit
         click.echo("driver: the trace's reader closed its end; game abandoned", err=True)
         sys.exit(1)
     except (KeyboardInterrupt, Stopped) as e:
         click.echo(f"driver: {stop_reason(e)}; game abandoned, its bots ended", err=True)
         sys.exit(stop_status(e))
-    echo = lambda text="": click.echo(text, err=True)  # noqa: E731
+    def echo(text: str = "") -> None:
+        click.echo(text, err=True)
+
     if view:
         from viewer.cli import write_run_replay
 

@@ -40,6 +40,14 @@ _OPEN, _CLOSE = frozenset(b"[{"), frozenset(b"]}")
 _FLAT = re.compile(rb'[^\[\]{}"\\\n]*|[ \t\r]*"[^"\\\n\[\]{}]*"[ \t\r]*')  # no nesting, at most one plain string
 
 
+
+def _end(pattern: re.Pattern[bytes], buffer: bytes | bytearray, pos: int) -> int:
+    """Where `pattern`, which also matches the empty string, stops matching at `pos`."""
+    match = pattern.match(buffer, pos)
+    assert match is not None  # every pattern here matches the empty string
+    return match.end()
+
+
 class FoundKind(enum.Enum):
     VALUE = "value"  # a complete value (its bytes may still be invalid JSON: loads judges)
     GARBAGE = "garbage"  # a byte no JSON value can hold: the value ends there
@@ -98,7 +106,7 @@ class ValueScanner:
             self._discarding = False
             pos = newline + 1
         if self._start < 0:
-            skipped = _SKIP_SPACE.match(buffer, pos).end()
+            skipped = _end(_SKIP_SPACE, buffer, pos)
             self._newline = self._newline or b"\n" in buffer[pos:skipped]
             pos = self._pos = skipped
             if pos == n:
@@ -120,14 +128,14 @@ class ValueScanner:
                 return self._garbage(buffer, pos)
             pos += 1
         if self._scalar:
-            pos = _SCALAR.match(buffer, pos).end()
+            pos = _end(_SCALAR, buffer, pos)
             self._pos = pos
             if pos < n or eof:
                 return self._found(FoundKind.VALUE, pos, pos)
             return self._check_length(n)
         while pos < n:
             if self._in_string:
-                pos = _IN_STRING.match(buffer, pos).end()
+                pos = _end(_IN_STRING, buffer, pos)
                 if pos >= n:
                     break
                 if buffer[pos] == 0x5C:  # backslash: skip the escaped byte
@@ -141,7 +149,7 @@ class ValueScanner:
                     self._pos = pos
                     return self._found(FoundKind.VALUE, pos, pos)
                 continue
-            pos = _PLAIN.match(buffer, pos).end()
+            pos = _end(_PLAIN, buffer, pos)
             if pos >= n:
                 break
             byte = buffer[pos]

@@ -30,16 +30,16 @@ import hashlib
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from driver.botspec import BotOptions, BotSpec
 from driver.isolation import Fence
-from driver.process import LINE_LIMIT, STDERR_LIMIT, BotGroup, BotProcess, BotStartError, PipeEndpoint, Reply, ReplyKind
+from driver.process import BotGroup, BotStartError, LineChannel, PipeEndpoint, Reply, ReplyKind
 from driver.signals import stop_reason
 from protocol.engine import DEFENDING, END, Game, IllegalMove, move_from_wire
 from protocol.exactjson import DEFAULT_MAX_DIGITS, JSONError, NotJSON, digits_of, dumps, loads
 from protocol.openings import play_opening
-from common.settings import MARGIN, MAX_DAYS, STARTUP, TIMEOUT, Isolation
+from common.settings import LINE_LIMIT, STDERR_LIMIT, STARTUP, GameSettings
 
 __all__ = [
     "GameOptions",
@@ -58,42 +58,44 @@ __all__ = [
 
 G = TypeVar("G", bound=BotGroup)
 
+
+class TraceSink(Protocol):
+    """Where the referee writes its trace, a round at a time, once the round
+    is resolved: a binary file, or what shows it to a person (`driver.play`)."""
+
+    def write(self, data: bytes, /) -> int | None: ...
+
+    def flush(self) -> None: ...
+
 _SNIPPET = 200  # characters of a bad answer kept in the trace and the reason
 
 
-@dataclass
-class GameOptions:
-    """How to play: card set, day limit, per-move timeout (seconds), and
-    `fair`, which hides earlier defenders' choices from later ones (the
-    original shows them; traces differ from the original's with it).
-    `line_limit` caps an answer line and `stderr_limit` the standard error
-    kept per bot (bytes). `isolation` is how bots are fenced off from the
-    referee and each other: "auto", "namespaces" or "none" (see
-    driver.isolation).
+@dataclass(frozen=True)
+class GameOptions(GameSettings):
+    """How to play one game: the command's `GameSettings` (card set, day
+    limit, `fair`, time controls, isolation, variables; see there) and
+    what is the game's own.
 
-    Time controls: every answer is due `timeout + margin` seconds after its
-    state was sent, the first answer of a freshly started bot process
-    `startup` seconds later still; `seats` overrides them per seat
+    `line_limit` caps an answer line and `stderr_limit` the standard error
+    kept per bot (bytes). Every answer is due `timeout + margin` seconds
+    after its state was sent, the first answer of a freshly started bot
+    process `startup` seconds later still; `seats` overrides them per seat
     (`BotOptions`). `opening`: wire moves the referee plays first (see
     `protocol.openings`). `seed`: the game's seed; each seat's bot of ours
     (or one whose BotOptions say `seed=on`) is started with `--seed` and a
     seed derived from it and the seat (`seat_seed`).
     """
 
-    base: bool = False
-    max_days: int = MAX_DAYS
-    timeout: float = TIMEOUT
-    fair: bool = False
     line_limit: int = LINE_LIMIT
     stderr_limit: int = STDERR_LIMIT
-    startup: float = STARTUP
-    margin: float = MARGIN
     seats: Sequence[BotOptions] = ()
     opening: Sequence[int | str] | None = None
     seed: int | None = None
-    isolation: str = Isolation.AUTO
-    bot_env: tuple[str, ...] = ()
-    """Variables passed to every bot (`--bot-env NAME[=VALUE]`); a seat's own come after."""
+
+    @classmethod
+    def of(cls, settings: GameSettings, **game: Any) -> GameOptions:
+        """A game under `settings`, with the game's own fields (`seats`, `opening`, `seed`, the limits) in `game`."""
+        return cls(**vars(settings.settings()), **game)
 
     def seat_options(self, seat: int) -> BotOptions:
         """Seat `seat`'s settings, every field filled in."""
@@ -171,7 +173,7 @@ class GameResult:
 def start_group(
     bots: Sequence[BotSpec],
     options: GameOptions,
-    given: Mapping[int, BotProcess] | None = None,
+    given: Mapping[int, LineChannel] | None = None,
     group: type[G] = BotGroup,  # type: ignore[assignment]
 ) -> G:
     """Start a game's bots as the referee does: each seat's command (day
@@ -196,7 +198,7 @@ def start_group(
 def play_game(
     bots: Sequence[BotSpec],
     options: GameOptions,
-    trace_out: BinaryIO | None = None,
+    trace_out: TraceSink | None = None,
     group: BotGroup | Callable[[], BotGroup] | None = None,
 ) -> GameResult:
     """Play one game between bot processes (2 to 4 BotSpecs, seat order).
@@ -281,7 +283,7 @@ def play_game(
     )
 
 
-def header_record(names: Sequence[str], bots: Sequence[BotProcess] | None = None) -> dict[str, Any]:
+def header_record(names: Sequence[str], bots: Sequence[LineChannel] | None = None) -> dict[str, Any]:
     """The trace's first record, `{"meta": "header", ...}`: who sits where
     ("seats": so a piped trace keeps the bots' names, `driver run A B |
     driver view -`) and, once the bots run, per seat how its bot is
@@ -325,7 +327,7 @@ def is_meta(line: bytes) -> bool:
 class _Trace:
     """The trace lines, kept, and (if asked) written out a round at a time."""
 
-    def __init__(self, out: BinaryIO | None) -> None:
+    def __init__(self, out: TraceSink | None) -> None:
         self.out = out
         self.lines: list[bytes] = []
         self.times: list[float | None] = []  # one per answer line
@@ -374,14 +376,18 @@ def _asker(group: BotGroup, options: GameOptions) -> Ask:
     """Asks the bots, each under its own time limit."""
 
     def ask(seats: list[int], lines: dict[int, bytes]) -> Iterator[tuple[int, Reply, float | None, float | None]]:
-        limits, startup, budgets, before = {}, {}, {}, {}
+        limits: dict[int, float] = {}
+        startup: dict[int, float] = {}
+        budgets: dict[int, float] = {}
+        before = {}
         for seat in seats:
             own = options.seat_options(seat)
+            assert own.timeout is not None and own.margin is not None and own.startup is not None  # all filled in
             first = group.bots[seat].answered == 0
             startup[seat] = own.startup  # also for a bot restarted inside replies()
-            limits[seat] = own.timeout + own.margin + (own.startup if first else 0.0)  # type: ignore[operator]
+            limits[seat] = own.timeout + own.margin + (own.startup if first else 0.0)
             if own.cpu is not None:
-                budgets[seat] = own.cpu + (own.startup if first else 0.0)  # type: ignore[operator]
+                budgets[seat] = own.cpu + (own.startup if first else 0.0)
             before[seat] = (group.bots[seat], group.bots[seat].cpu_seconds())
         sent = time.monotonic()
         for seat in seats:
@@ -402,7 +408,7 @@ def _asker(group: BotGroup, options: GameOptions) -> Ask:
     return ask
 
 
-def _cpu_used(bot: BotProcess, asked: BotProcess, at: float | None) -> float | None:
+def _cpu_used(bot: LineChannel, asked: LineChannel, at: float | None) -> float | None:
     """CPU seconds `bot` spent on an answer: since `at`, or all of it for a
     process started (restarted) since; None where not known."""
     now = bot.cpu_seconds()

@@ -644,8 +644,8 @@ def launch(argv: Sequence[str], env: Mapping[str, str], mode: str, fence: Fence 
             rlimits["nproc"] = limits.processes
     else:
         command += ["--cgroup", str(group)]
-    for name, value in rlimits.items():
-        command += ["--rlimit", f"{name}={value}"]
+    for resource, amount in rlimits.items():
+        command += ["--rlimit", f"{resource}={amount}"]
     try:
         launched = _start(command + ["--", program, *argv[1:]], isolation, bot_env)
     except LaunchError as e:

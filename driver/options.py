@@ -47,7 +47,7 @@ startup_option = click.option(
     default=None,
     metavar="SECONDS",
     help="Extra time for each bot's first answer after its process starts (loading a model, a JVM,"
-    " a loaded machine). [default: 30]",
+    f" a loaded machine). [default: {STARTUP:g}]",
 )
 margin_option = click.option(
     "--margin",
@@ -97,10 +97,3 @@ def time_control_options(f: F) -> F:
     for option in (bot_env_option, bot_option_option, margin_option, startup_option):
         f = option(f)
     return f
-
-
-def startup_or_default(value: float | None) -> float:
-    """--startup's value, or the default allowance when it was not given."""
-    return STARTUP if value is None else value
-
-

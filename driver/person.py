@@ -82,8 +82,9 @@ def phase_question(game: Game, me: int) -> str:
     if game.phase == ATTACKING:
         return "You attack: with which card? (its # or name; pass to stop attacking)"
     if game.phase == DEFENDING:
-        attacker = game.attacker
-        card = CARDS[game.cards(attacker)[game.attacker_card][0]]
+        attacker, used = game.attacker, game.attacker_card
+        assert attacker is not None and used is not None  # DEFENDING: both known
+        card = CARDS[game.cards(attacker)[used][0]]
         return f"{card.name} (attack {card.atk}, defense {card.def_}) attacks you: which card defends?"
     if game.phase == BUY:
         return (f"What do you buy? (shop number or name, 0 to pass; {game.buys(me)} buy"

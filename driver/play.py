@@ -44,6 +44,7 @@ from driver.game import GameOptions, GameResult, play_game, start_group
 from driver.person import HELP, Command, Move, Refusal, card_help, phase_question, read_input
 from driver.process import BotGroup, PipeEndpoint, Reply, ReplyKind
 from driver.signals import Left
+from common.settings import GameSettings
 from common.text import printable
 from protocol.cards import NAMES
 from protocol.engine import Game
@@ -425,7 +426,8 @@ class Terminal:
             return FormattedText([("", f"[{left} s] "), ("bold", "> ")])
 
         try:
-            return await self._session.prompt_async(message, refresh_interval=1.0 if deadline is not None else 0)
+            said: str = await self._session.prompt_async(message, refresh_interval=1.0 if deadline is not None else 0)
+            return said
         except EOFError:
             return None
 
@@ -615,10 +617,8 @@ def run_play(bots: Sequence[BotSpec], seat: int, name: str | None, options: Game
 @click.argument("bots", nargs=-1, required=True, metavar="BOT [BOT [BOT]]")
 @click.option("--base", is_flag=True, help="Play with all 13 base-set cards (default: the 8 simple ones).")
 @play_options
-def play(bots: Sequence[str], base: bool, seat: int, name: str | None, clock: float | None, max_days: int,
-         timeout: float, fair: bool, seed: int | None, isolation: str, trace: BinaryIO | None,
-         startup: float | None, margin: float, bot_options: Sequence[tuple[str, str]],
-         bot_env: Sequence[str]) -> None:
+def play(bots: Sequence[str], seat: int, name: str | None, clock: float | None, seed: int | None,
+         trace: BinaryIO | None, bot_options: Sequence[tuple[str, str]], **settings: Any) -> None:
     """Play a game yourself, in this terminal, against 1 to 3 bots.
 
     Each BOT is any bot `driver run` accepts. You sit at --seat among them;
@@ -634,24 +634,19 @@ def play(bots: Sequence[str], base: bool, seat: int, name: str | None, clock: fl
             specs.append(parse_bot(text))
         except BotSpecError as e:
             raise click.BadParameter(str(e), param_hint="BOT") from None
-    options = game_options_for(specs, seat, base=base, max_days=max_days, timeout=timeout, fair=fair, seed=seed,
-                               isolation=isolation, startup=startup, margin=margin, bot_options=bot_options,
-                               bot_env=bot_env)
+    options = game_options_for(specs, seat, GameSettings.from_options(settings), seed=seed, bot_options=bot_options)
     run_play(specs, seat, name, options, trace, clock)
 
 
-def game_options_for(specs: Sequence[BotSpec], seat: int, *, base: bool, max_days: int, timeout: float, fair: bool,
-                     seed: int | None, isolation: str, startup: float | None, margin: float,
-                     bot_options: Sequence[tuple[str, str]], bot_env: Sequence[str] = ()) -> GameOptions:
+def game_options_for(specs: Sequence[BotSpec], seat: int, settings: GameSettings, *, seed: int | None,
+                     bot_options: Sequence[tuple[str, str]]) -> GameOptions:
     """GameOptions for the bots as `driver run` builds them (per-bot options
     by name), the person's seat left free (`play_person` fills it)."""
     from driver.botspec import BotSpecError, options_by_seat
-    from driver.options import startup_or_default
 
     try:
         own = options_by_seat([s.name for s in specs], bot_options)
     except BotSpecError as e:
         raise click.BadParameter(str(e), param_hint="--bot-option") from None
     own.insert(min(seat, len(own)), BotOptions())
-    return GameOptions(base=base, max_days=max_days, timeout=timeout, fair=fair, startup=startup_or_default(startup),
-                       margin=margin, seats=own, seed=seed, isolation=isolation, bot_env=tuple(bot_env))
+    return GameOptions.of(settings, seats=own, seed=seed)

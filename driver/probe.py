@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from driver.botspec import BotSpec
 from driver.game import GameOptions, start_group, state_lines
-from driver.process import BotStartError, ReplyKind
+from driver.process import BotGroup, BotStartError, ReplyKind
 from common.text import printable, printable_lines
 from protocol.engine import Game
 
@@ -35,7 +35,7 @@ def probe(bot: BotSpec, options: GameOptions, players: int = 2) -> None:
         return
     command = " ".join(options.command(bot, 0))
     try:
-        group = start_group([bot], options)
+        group: BotGroup = start_group([bot], options)
     except BotStartError as e:
         raise BotStartError(e.errno, f"bot {bot.name!r} cannot start: {e.strerror}") from None
     try:

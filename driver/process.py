@@ -40,6 +40,8 @@ __all__ = [
     "BotStartError",
     "ReplyKind",
     "Reply",
+    "ProcessHandle",
+    "LineChannel",
     "BotProcess",
     "PipeEndpoint",
     "BotGroup",
@@ -111,39 +113,14 @@ class Reply:
     detail: str = ""
 
 
-class BotProcess:
-    """One running bot: its pipes, its buffered output and its kept stderr.
+class ProcessHandle:
+    """The bot's init process (`driver.isolation`), our direct child: its exit
+    status (reported by the init), reaping, signals, the CPU the bot has
+    used, its limits and what was made for it (home, cgroup, core). Knows
+    nothing of pipes: a `LineChannel` carries the lines."""
 
-    Not used alone: a `BotGroup` drives the I/O of all bots of a game.
-    """
-
-    def __init__(
-        self,
-        argv: Sequence[str],
-        name: str,
-        *,
-        line_limit: int = LINE_LIMIT,
-        stderr_limit: int = STDERR_LIMIT,
-        env: Mapping[str, str] | None = None,
-        isolation: str = "auto",
-        fence: _isolation.Fence | None = None,
-    ) -> None:
-        self.name = name
-        self.argv = tuple(argv)
-        self.line_limit = line_limit
-        self.stderr_limit = stderr_limit
-        self.env = dict(os.environ if env is None else env)  # the referee's: the bot's is made from it
-        self.isolation_mode = isolation
-        self.fence = fence or _isolation.Fence()
-        try:
-            launched = _isolation.launch(self.argv, self.env, isolation, self.fence)
-        except _isolation.LaunchError as e:
-            message = f"cannot start bot {name!r} ({' '.join(argv)}): {e.strerror or e}"
-            if e.errno == errno.ENOEXEC:
-                message += " (a script needs a #! line)"
-            raise BotStartError(e.errno, message) from None
+    def __init__(self, launched: _isolation.Launched) -> None:
         self.pid = launched.pid  # the bot's init: our child, which its exit status comes through
-        self.isolation = launched.isolation.description
         self.namespaces = launched.isolation.namespaces
         self.limits: _isolation.Limits | None = launched.limits
         self.limit_backend = launched.limit_backend
@@ -153,56 +130,14 @@ class BotProcess:
         self._core = launched.core
         self._meter: _isolation.CpuMeter | None = _isolation.CpuMeter(self.pid, self._cgroup)
         self._out_of_memory = False  # its cgroup's OOM kills, read when it is reaped
-        _started.add(self)
         self._report: int | None = launched.report
         self._reported = launched.reported  # read from the report pipe so far
         try:
-            pidfd: int | None = os.pidfd_open(self.pid)
+            self.pidfd: int | None = os.pidfd_open(self.pid)
         except (AttributeError, OSError):
-            pidfd = None
-        self._init_io(launched.stdin, launched.stdout, launched.stderr, pidfd)
-
-    def _init_io(self, stdin_fd: int | None, stdout_fd: int | None, stderr_fd: int | None, pidfd: int | None) -> None:
-        """The pipes and the buffered state `BotGroup` serves (one place, for
-        processes and `PipeEndpoint`s alike)."""
-        self.stdin_fd: int | None = stdin_fd
-        self.stdout_fd: int | None = stdout_fd
-        self.stderr_fd: int | None = stderr_fd
-        self.pidfd: int | None = pidfd
-        self._out = bytearray()  # unsent bytes for stdin
-        self._buf = bytearray()  # received stdout not yet taken
-        self._scanner = ValueScanner(self.line_limit)  # where the next answer ends in _buf
-        self._too_long: str | None = None
-        self._too_long_start = b""  # the first bytes of the over-long answer
-        self._unterminated = False  # the last answer taken has no newline after it yet
-        self.leniency: dict[str, int] = {}
-        """Answers that relied on the original's way of reading (one JSON value
-        from the stream), by form: `driver check` warns about them."""
-        self._stdin_broken = False
-        self.awaiting = 0  # requests sent whose answer has not been taken yet
-        self.answered = 0  # answers taken: 0 until the bot has started up and answered once
-        self.games = 0  # final states sent: games this process has finished
-        self.stdout_eof = False
-        self.stderr_eof = stderr_fd is None
-        self.exited = False
-        self._closed_at: float | None = None  # when a closed pipe was first seen
+            self.pidfd = None
         self._status: int | None = None  # the bot's exit status, once known
         self._reaped = False
-        self.stderr = bytearray()
-        self.stderr_dropped = 0
-        self._stderr_at_end: int | None = None  # bytes of stderr received when the final state went out
-
-    def respawn(self) -> BotProcess:
-        """A fresh process of the same bot, with the same limits and isolation."""
-        return BotProcess(
-            self.argv,
-            self.name,
-            line_limit=self.line_limit,
-            stderr_limit=self.stderr_limit,
-            env=self.env,
-            isolation=self.isolation_mode,
-            fence=self.fence,
-        )
 
     def cpu_seconds(self) -> float | None:
         """CPU seconds the bot and everything it started have used so far
@@ -211,14 +146,9 @@ class BotProcess:
             return None
         return self._meter.seconds()
 
-    def header(self) -> dict[str, object]:
-        """This seat's part of the trace header: its isolation, its limits and
-        how they are enforced, and the names (never the values) of its
-        environment variables."""
-        limits = None if self.limits is None else {**self.limits.to_json(), "by": self.limit_backend, "core": self._core}
-        return {"isolation": self.isolation, "limits": limits, "env": list(self.env_names)}
-
-    # -- status ------------------------------------------------------------
+    def limits_record(self) -> dict[str, object] | None:
+        """Its limits and how they are enforced, for the trace header."""
+        return None if self.limits is None else {**self.limits.to_json(), "by": self.limit_backend, "core": self._core}
 
     def returncode(self) -> int | None:
         """The bot's exit status (negative: killed by that signal), None while
@@ -301,13 +231,152 @@ class BotProcess:
         """
         self.send_signal(signal.SIGKILL if self.namespaces else signal.SIGUSR1)
 
+    _MEMORY_WORDS = (b"MemoryError", b"OutOfMemoryError", b"bad_alloc", b"Cannot allocate memory", b"out of memory",
+                     b"heap out of memory")
+
+    def limit_note(self, code: int, stderr_tail: bytes) -> str:
+        """Which limit a bot that ended badly hit, when that is known: the
+        kernel's word (its cgroup's OOM kills, SIGXFSZ for file size) or its
+        runtime's (an allocation failure in the tail of its standard error,
+        under rlimits, where a failed allocation is the bot's to report)."""
+        limits = self.limits
+        if code == 0 or limits is None:
+            return ""
+        memory = f" (out of memory: its limit is {_isolation.format_size(limits.memory)})"
+        if code == -signal.SIGKILL and (self._out_of_memory or _isolation.out_of_memory(self._cgroup)):
+            return memory
+        if code == -signal.SIGXFSZ:
+            return f" (a file over its limit of {_isolation.format_size(limits.file_size)})"
+        if any(word in stderr_tail for word in self._MEMORY_WORDS):
+            return memory
+        return ""
+
+    def close_fds(self) -> None:
+        """Close the pidfd, the report pipe and the CPU meter (the group is done with the bot)."""
+        if self._meter is not None:
+            self._meter.close()
+            self._meter = None
+        for name in ("pidfd", "_report"):
+            fd = getattr(self, name)
+            if fd is not None:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+                setattr(self, name, None)
+
+
+class LineChannel:
+    """One seat's lines: state lines out through one pipe, answers back
+    through another, standard error (if any) kept bounded, with the
+    buffered state `BotGroup` serves. `process` is the bot's process behind
+    the pipes (`ProcessHandle`), or None for a seat someone else holds the
+    other ends of (`PipeEndpoint`: a player over the network, a person in
+    the terminal): then nothing is signalled, reaped or restarted, and a
+    closed pipe is reported at once with `ended` (the other side's account
+    of why it went away).
+
+    Not used alone: a `BotGroup` drives the I/O of all seats of a game.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        stdin_fd: int | None,
+        stdout_fd: int | None,
+        stderr_fd: int | None = None,
+        *,
+        process: ProcessHandle | None = None,
+        isolation: str = "none: not a process of this machine",
+        line_limit: int = LINE_LIMIT,
+        stderr_limit: int = STDERR_LIMIT,
+    ) -> None:
+        self.name = name
+        self.process = process
+        self.isolation = isolation  # in words: how the bot behind it is fenced off
+        self.line_limit = line_limit
+        self.stderr_limit = stderr_limit
+        self.ended = "closed its end"
+        self.stdin_fd: int | None = stdin_fd
+        self.stdout_fd: int | None = stdout_fd
+        self.stderr_fd: int | None = stderr_fd
+        self._out = bytearray()  # unsent bytes for stdin
+        self._buf = bytearray()  # received stdout not yet taken
+        self._scanner = ValueScanner(self.line_limit)  # where the next answer ends in _buf
+        self._too_long: str | None = None
+        self._too_long_start = b""  # the first bytes of the over-long answer
+        self._unterminated = False  # the last answer taken has no newline after it yet
+        self.leniency: dict[str, int] = {}
+        """Answers that relied on the original's way of reading (one JSON value
+        from the stream), by form: `driver check` warns about them."""
+        self._stdin_broken = False
+        self.awaiting = 0  # requests sent whose answer has not been taken yet
+        self.answered = 0  # answers taken: 0 until the bot has started up and answered once
+        self.games = 0  # final states sent: games this process has finished
+        self.stdout_eof = False
+        self.stderr_eof = stderr_fd is None
+        self.exited = False
+        self._closed_at: float | None = None  # when a closed pipe was first seen
+        self.stderr = bytearray()
+        self.stderr_dropped = 0
+        self._stderr_at_end: int | None = None  # bytes of stderr received when the final state went out
+
+    @property
+    def pidfd(self) -> int | None:
+        """The process's pidfd, watched for its exit (None: no process, or no pidfd)."""
+        return self.process.pidfd if self.process is not None else None
+
+    def close_pidfd(self) -> None:
+        """Stop watching for the process's exit (it has exited)."""
+        if self.process is not None and self.process.pidfd is not None:
+            os.close(self.process.pidfd)
+            self.process.pidfd = None
+
+    def cpu_seconds(self) -> float | None:
+        """CPU seconds its process has used so far (None: no process, or gone)."""
+        return self.process.cpu_seconds() if self.process is not None else None
+
+    def header(self) -> dict[str, object]:
+        """This seat's part of the trace header: its isolation, its limits and
+        how they are enforced, and the names (never the values) of its
+        environment variables."""
+        process = self.process
+        return {"isolation": self.isolation, "limits": process.limits_record() if process is not None else None,
+                "env": list(process.env_names) if process is not None else []}
+
+    # -- status ------------------------------------------------------------
+
+    def returncode(self) -> int | None:
+        """Its process's exit status (negative: killed by that signal), None
+        while it runs, or when there is no process."""
+        return self.process.returncode() if self.process is not None else None
+
+    def reap(self) -> None:
+        """Reap its process, if any (see `ProcessHandle.reap`)."""
+        if self.process is not None:
+            self.process.reap()
+
+    def send_signal(self, sig: int) -> None:
+        """Signal its process's init, if there is a process."""
+        if self.process is not None:
+            self.process.send_signal(sig)
+
+    def kill(self) -> None:
+        """End its process and everything it started, now, if there is a process."""
+        if self.process is not None:
+            self.process.kill()
+
     def exit_description(self, wait: float = 0.0) -> str:
-        """How the process ended, or "still running" (waits up to `wait` s for it)."""
+        """How the process ended, or "still running" (waits up to `wait` s
+        for it); without a process, `ended`."""
+        process = self.process
+        if process is None:
+            return self.ended
         deadline = time.monotonic() + wait
-        code = self.returncode()
+        code = process.returncode()
         while code is None and time.monotonic() < deadline:
             time.sleep(0.002)
-            code = self.returncode()
+            code = process.returncode()
         if code is None:
             return "still running"
         if code < 0:
@@ -317,29 +386,9 @@ class BotProcess:
                 how = f"killed by signal {-code}"
         else:
             how = f"exited with status {code}"
-        return how + self._limit_note(code)
-
-    _MEMORY_WORDS = (b"MemoryError", b"OutOfMemoryError", b"bad_alloc", b"Cannot allocate memory", b"out of memory",
-                     b"heap out of memory")
-
-    def _limit_note(self, code: int) -> str:
-        """Which limit a bot that ended badly hit, when that is known: the
-        kernel's word (its cgroup's OOM kills, SIGXFSZ for file size) or its
-        runtime's (an allocation failure in the tail of its standard error,
-        under rlimits, where a failed allocation is the bot's to report)."""
-        limits = self.limits
-        if code == 0 or limits is None:
-            return ""
-        self._read_stderr()  # its last words may still be in the pipe
-        memory = f" (out of memory: its limit is {_isolation.format_size(limits.memory)})"
-        if code == -signal.SIGKILL and (self._out_of_memory or _isolation.out_of_memory(self._cgroup)):
-            return memory
-        if code == -signal.SIGXFSZ:
-            return f" (a file over its limit of {_isolation.format_size(limits.file_size)})"
-        tail = bytes(self.stderr[-4096:])
-        if any(word in tail for word in self._MEMORY_WORDS):
-            return memory
-        return ""
+        if code != 0 and process.limits is not None:
+            self._read_stderr()  # its last words may still be in the pipe
+        return how + process.limit_note(code, bytes(self.stderr[-4096:]))
 
     @property
     def reusable(self) -> bool:
@@ -491,27 +540,85 @@ class BotProcess:
 
     def _end_known(self) -> bool:
         """Whether `exit_description` says how the bot ended (its exit status
-        is in), so that a closed pipe is reported with it."""
-        return self.returncode() is not None
+        is in, or there is no process to wait for), so that a closed pipe is
+        reported with it."""
+        return self.process is None or self.process.returncode() is not None
 
     def wake_at(self) -> float | None:
         """When `take_reply` gives up waiting for the exit status of a bot
         that closed a pipe (None: not waiting for it)."""
-        return None if self._closed_at is None or self._status is not None else self._closed_at + EXIT_WAIT
+        if self._closed_at is None or self.process is None or self.process._status is not None:
+            return None
+        return self._closed_at + EXIT_WAIT
+
+    def note(self, text: str) -> None:
+        """Keep a line where a bot's standard error goes (shown with a fault,
+        stored with the game): what a seat without a process has to say."""
+        self._keep_stderr(text.encode("utf-8", "replace") + b"\n")
 
 
-class PipeEndpoint(BotProcess):
+
+
+class BotProcess(LineChannel):
+    """One running bot: a `LineChannel` over the pipes of a process started
+    here (`ProcessHandle`), with what it takes to start it again
+    (`respawn`): its command, environment, isolation mode and fence."""
+
+    def __init__(
+        self,
+        argv: Sequence[str],
+        name: str,
+        *,
+        line_limit: int = LINE_LIMIT,
+        stderr_limit: int = STDERR_LIMIT,
+        env: Mapping[str, str] | None = None,
+        isolation: str = "auto",
+        fence: _isolation.Fence | None = None,
+    ) -> None:
+        self.argv = tuple(argv)
+        self.env = dict(os.environ if env is None else env)  # the referee's: the bot's is made from it
+        self.isolation_mode = isolation
+        self.fence = fence or _isolation.Fence()
+        try:
+            launched = _isolation.launch(self.argv, self.env, isolation, self.fence)
+        except _isolation.LaunchError as e:
+            message = f"cannot start bot {name!r} ({' '.join(argv)}): {e.strerror or e}"
+            if e.errno == errno.ENOEXEC:
+                message += " (a script needs a #! line)"
+            raise BotStartError(e.errno, message) from None
+        super().__init__(name, launched.stdin, launched.stdout, launched.stderr, process=ProcessHandle(launched),
+                         isolation=launched.isolation.description, line_limit=line_limit, stderr_limit=stderr_limit)
+        _started.add(self)
+
+    @property
+    def pid(self) -> int:
+        """Its init's pid."""
+        assert self.process is not None
+        return self.process.pid
+
+    def respawn(self) -> BotProcess:
+        """A fresh process of the same bot, with the same limits and isolation."""
+        return BotProcess(
+            self.argv,
+            self.name,
+            line_limit=self.line_limit,
+            stderr_limit=self.stderr_limit,
+            env=self.env,
+            isolation=self.isolation_mode,
+            fence=self.fence,
+        )
+
+
+class PipeEndpoint(LineChannel):
     """A seat with no process behind it: two pipes whose other ends someone
     else holds (the game server's event loop, for a player connected over
-    the network: `driver.seat`).
+    the network: `driver.seat`; a person's terminal: `driver.play`).
 
     `BotGroup` serves it exactly as it serves a bot, so the seat gets the
     referee's timeouts, line limit, fault rules and trace unchanged. There
-    is nothing to signal, reap or restart: `returncode` stays None, a
-    closed pipe is reported at once with `ended` (the other side's account
-    of why it went away), and `note` keeps lines where a bot's standard
-    error would go. The holder of the other ends closes them; `release`
-    closes these.
+    is nothing to signal, reap or restart; `note` keeps lines where a bot's
+    standard error would go. The holder of the other ends closes them;
+    `release` closes these.
     """
 
     def __init__(
@@ -524,54 +631,8 @@ class PipeEndpoint(BotProcess):
         stderr_limit: int = STDERR_LIMIT,
         isolation: str = "none: not a process of this machine",
     ) -> None:
-        self.name = name
-        self.argv = ()
-        self.line_limit = line_limit
-        self.stderr_limit = stderr_limit
-        self.env = {}
-        self.isolation_mode = "none"
-        self.pid = 0
-        self.isolation = isolation
-        self.namespaces = False
-        self.fence = _isolation.Fence()
-        self.limits = None
-        self.limit_backend = "none: not a process of this machine"
-        self.env_names = ()
-        self._cgroup = None
-        self._home = None
-        self._core = None
-        self._meter = None
-        self._out_of_memory = False
-        self._report = None
-        self._reported = b""
-        self.ended = "closed its end"
-        self._init_io(stdin_fd, stdout_fd, None, None)
-
-    def respawn(self) -> BotProcess:
-        raise BotStartError(errno.ECONNRESET, f"{self.name!r} is not a process of ours: it cannot be restarted")
-
-    def returncode(self) -> int | None:
-        return None
-
-    def cpu_seconds(self) -> float | None:
-        return None
-
-    def _end_known(self) -> bool:
-        return True
-
-    def exit_description(self, wait: float = 0.0) -> str:
-        return self.ended
-
-    def reap(self) -> None:
-        self._reaped = True
-
-    def send_signal(self, sig: int) -> None:
-        pass
-
-    def note(self, text: str) -> None:
-        """Keep a line where a bot's standard error goes (shown with a fault,
-        stored with the game)."""
-        self._keep_stderr(text.encode("utf-8", "replace") + b"\n")
+        super().__init__(name, stdin_fd, stdout_fd, None, isolation=isolation, line_limit=line_limit,
+                         stderr_limit=stderr_limit)
 
     def release(self, flush: float = 1.0) -> None:
         """The referee is done with this seat (after `play_game`, whose group
@@ -593,10 +654,12 @@ class PipeEndpoint(BotProcess):
                 setattr(self, attr, None)
 
 
+
+
 class BotGroup:
     """The bots of one game and the selector that serves all of their pipes."""
 
-    def __init__(self, bots: Sequence[BotProcess]) -> None:
+    def __init__(self, bots: Sequence[LineChannel]) -> None:
         self.bots = list(bots)
         self.selector = selectors.DefaultSelector()
         self._closed = False
@@ -605,7 +668,7 @@ class BotGroup:
         for bot in self.bots:
             self._register(bot)
 
-    def _register(self, bot: BotProcess) -> None:
+    def _register(self, bot: LineChannel) -> None:
         for fd, handler in (
             (bot.stdout_fd, bot._read_stdout),
             (bot.stderr_fd, bot._read_stderr),
@@ -616,7 +679,7 @@ class BotGroup:
         if bot._out and bot.stdin_fd is not None:  # left unsent by a detached group
             self.selector.register(bot.stdin_fd, selectors.EVENT_WRITE, (bot, bot._write))
 
-    def _unregister(self, bot: BotProcess) -> None:
+    def _unregister(self, bot: LineChannel) -> None:
         for fd in (bot.stdout_fd, bot.stderr_fd, bot.pidfd, bot.stdin_fd):
             if fd is not None:
                 try:
@@ -631,25 +694,28 @@ class BotGroup:
             tuple[Sequence[str], str]
             | tuple[Sequence[str], str, str]
             | tuple[Sequence[str], str, str, _isolation.Fence]
-            | BotProcess
+            | LineChannel
         ],
         isolation: str = "auto",
-        **options: int,
+        line_limit: int = LINE_LIMIT,
+        stderr_limit: int = STDERR_LIMIT,
     ) -> Self:
         """Start every (argv, name), or (argv, name, isolation[, fence]) for
-        one with an isolation (and limits and variables) of its own; an entry that is already a BotProcess (a
+        one with an isolation (and limits and variables) of its own; an entry that is already a channel (a
         `PipeEndpoint`) takes its seat as it is. If one cannot start, stop
         those started here (the given ones are the caller's)."""
-        bots: list[BotProcess] = []
-        started: list[BotProcess] = []
+        bots: list[LineChannel] = []
+        started: list[LineChannel] = []
         try:
             for entry in commands:
-                if isinstance(entry, BotProcess):
+                if isinstance(entry, LineChannel):
                     bots.append(entry)
                     continue
-                argv, name, *own = entry
-                fence = own[1] if len(own) > 1 else None
-                started.append(BotProcess(argv, name, isolation=own[0] if own else isolation, fence=fence, **options))
+                argv, name = entry[0], entry[1]
+                own = entry[2] if len(entry) > 2 else isolation
+                fence = entry[3] if len(entry) > 3 else None
+                started.append(BotProcess(argv, name, isolation=own, fence=fence, line_limit=line_limit,
+                                          stderr_limit=stderr_limit))
                 bots.append(started[-1])
         except BaseException as e:
             if isinstance(e, BotStartError):
@@ -660,15 +726,14 @@ class BotGroup:
 
     # -- event loop --------------------------------------------------------
 
-    def _on_exit(self, bot: BotProcess) -> None:
+    def _on_exit(self, bot: LineChannel) -> None:
         # An answer written just before exiting still counts: read all that a
         # well-behaved bot can have left in the pipe, not one wakeup's worth.
         bot._read_stdout(chunks=(UNREAD_LIMIT + LINE_LIMIT) // _CHUNK + 1)
         bot.exited = True
         if bot.pidfd is not None:
             self.selector.unregister(bot.pidfd)
-            os.close(bot.pidfd)
-            bot.pidfd = None
+            bot.close_pidfd()
 
     def _poll(self, timeout: float) -> None:
         for key, events in self.selector.select(max(timeout, 0.0)):
@@ -760,12 +825,13 @@ class BotGroup:
 
     def _restartable(self, seat: int) -> bool:
         bot = self.bots[seat]
-        return bot.games > 0 and self._asked[seat] == 1 and bot.awaiting == 1
+        return isinstance(bot, BotProcess) and bot.games > 0 and self._asked[seat] == 1 and bot.awaiting == 1
 
     def _restart(self, seat: int) -> Reply | None:
         """Replace the seat's process by a fresh one and send it the request
         again; a CLOSED reply saying why if it cannot start."""
         old = self.bots[seat]
+        assert isinstance(old, BotProcess)  # _restartable
         self._unregister(old)
         BotGroup([old]).close(exit_grace=0.05, term_grace=0.2)
         try:
@@ -781,7 +847,7 @@ class BotGroup:
 
     # -- shutdown ----------------------------------------------------------
 
-    def detach(self, flush: float = 0.1) -> list[BotProcess]:
+    def detach(self, flush: float = 0.1) -> list[LineChannel]:
         """Stop serving the bots without ending them, so that another group
         can take them over for another game (bots that play game after game).
 
@@ -874,10 +940,9 @@ class BotGroup:
 
     def _release(self) -> None:
         for bot in self.bots:
-            if bot._meter is not None:
-                bot._meter.close()
-                bot._meter = None
-            for name in ("pidfd", "stdin_fd", "stdout_fd", "stderr_fd", "_report"):
+            if bot.process is not None:
+                bot.process.close_fds()
+            for name in ("stdin_fd", "stdout_fd", "stderr_fd"):
                 fd = getattr(bot, name)
                 if fd is not None:
                     try:

@@ -265,7 +265,7 @@ def render_board(console: Console, view: dict[str, Any], state_index: int, me: i
         entries = []
         for i in range(0, len(hand), 2):
             c, uses = hand[i], hand[i + 1]
-            card = CARDS_TABLE[c] if c < len(CARDS_TABLE) else {"name": f"card {c}", "atk": None, "def": None,
+            card: dict[str, Any] = CARDS_TABLE[c] if c < len(CARDS_TABLE) else {"name": f"card {c}", "atk": None, "def": None,
                                                                  "attacks": 0, "defends": 0}
             entry = Text()
             entry.append(f"#{i // 2} ", style="dim")
@@ -297,10 +297,10 @@ def render_board(console: Console, view: dict[str, Any], state_index: int, me: i
         entries.append(entry)
     console.print(shop + Text("(number to buy, price in coins, attack/defense, left; 0: pass)", style="dim"))
     half = (len(entries) + 1) // 2 if console.width >= 78 else len(entries)  # two columns where they fit
-    for row in range(half):
+    for k in range(half):
         line = Text(" ")
-        line.append_text(entries[row])
-        if row + half < len(entries):
+        line.append_text(entries[k])
+        if k + half < len(entries):
             line.pad_right(max(1, 39 - len(line.plain)))
-            line.append_text(entries[row + half])
+            line.append_text(entries[k + half])
         console.print(line)

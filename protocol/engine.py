@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Sequence
 
-from protocol import _engine
+import protocol._engine as _engine  # the C core (protocol/_engine.c): no stubs, its Python face is this module
 from protocol.cards import BASE, CARDS, NAME_TO_ID, NAMES, PASS, PASS_NAME, SIMPLE, STIPEND
 
 __all__ = [
@@ -114,7 +114,7 @@ class Game(_Core):
     __slots__ = ()
 
     @staticmethod
-    def from_wire(d: dict, days_played: int = 0, max_days: int = 100) -> "Game":
+    def from_wire(d: dict[str, Any], days_played: int = 0, max_days: int = 100) -> "Game":
         """Rebuild a Game from a received state (raises ValueError if malformed).
 
         The set (simple or base) comes from the shop's keys. The wire does not
@@ -198,19 +198,19 @@ def _int(v: Any, what: str, lo: int = 0, hi: int | None = None) -> int:
     return v
 
 
-def _dict(v: Any, what: str) -> dict:
+def _dict(v: Any, what: str) -> dict[str, Any]:
     if not isinstance(v, dict):
         raise ValueError(f"{what} must be an object, not {type(v).__name__}")
     return v
 
 
-def _list(v: Any, what: str) -> list:
+def _list(v: Any, what: str) -> list[Any]:
     if not isinstance(v, list):
         raise ValueError(f"{what} must be an array, not {type(v).__name__}")
     return v
 
 
-def _key(d: dict, k: str, what: str) -> Any:
+def _key(d: dict[str, Any], k: str, what: str) -> Any:
     if k not in d:
         raise ValueError(f"{what} lacks {k!r}")
     return d[k]

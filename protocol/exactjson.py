@@ -110,7 +110,8 @@ class NumberOutOfRange(JSONLimitError):
 
 @lru_cache(maxsize=64)
 def _pow10(k: int) -> int:
-    return 10**k
+    power: int = 10**k  # k >= 0: an int (typeshed says Any for any int exponent)
+    return power
 
 
 def digits_to_int(text: str) -> int:
@@ -261,7 +262,7 @@ _LITERALS = (("true", True), ("false", False), ("null", None))
 def _grammar() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], Any]:
     """(whitespace, number, lone surrogate, the stdlib's string scanner),
     built on first use: most processes never need them."""
-    from json.decoder import scanstring
+    from json.decoder import scanstring  # type: ignore[attr-defined]  # public in CPython, absent from typeshed
 
     return (
         re.compile(r"[ \t\n\r]*"),

@@ -35,6 +35,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from common.settings import MAX_DAYS
 from protocol.exactjson import JSONError
 from protocol.exactjson import dumps as exact_dumps
 from protocol.exactjson import loads as exact_loads
@@ -218,7 +219,7 @@ async def _create(hub: Hub, request: Request) -> dict[str, Any]:
     people_timeout = body.get("people_timeout", 120)
     if type(people_timeout) not in (int, float) or not PEOPLE_TIMEOUTS[0] <= people_timeout <= PEOPLE_TIMEOUTS[1]:
         raise ApiError(400, f"people_timeout: seconds from {PEOPLE_TIMEOUTS[0]:g} to {PEOPLE_TIMEOUTS[1]:g}")
-    max_days = body.get("max_days", 100)
+    max_days = body.get("max_days", MAX_DAYS)
     if type(max_days) is not int or not 1 <= max_days <= 1000:
         raise ApiError(400, "max_days: a whole number from 1 to 1000")
     name = clean_name(body.get("name"), "guest")
@@ -241,14 +242,14 @@ async def _create(hub: Hub, request: Request) -> dict[str, Any]:
                 if bot is None:
                     raise ApiError(409, f"remote bot {bot_name!r} is not connected or is busy")
                 taken.append(bot)
-                seat = Seat(i, "remote", text, hub.settings.timeout, remote=bot, claimed=True)
+                seat = Seat(i, "remote", text, hub.settings.game.timeout, remote=bot, claimed=True)
                 seats.append(seat)
             elif registry.module(text) is not None and registry.is_installed(text):
                 try:
                     spec = parse_bot(text)
                 except BotSpecError as e:
                     raise ApiError(400, str(e)) from None
-                seats.append(Seat(i, "bot", text, hub.settings.timeout, spec=spec, claimed=True))
+                seats.append(Seat(i, "bot", text, hub.settings.game.timeout, spec=spec, claimed=True))
             else:
                 raise ApiError(400, f"unknown opponent {text[:40]!r}: one of our bots by name, remote:NAME or person")
         game.seats = seats
@@ -480,7 +481,7 @@ async def _ws_relay(hub: Hub, ws: WebSocket) -> None:
     if bot is None:
         await _close(ws, 4004, "no such reservation (expired, or the bot left)")
         return
-    silence = hub.settings.timeout
+    silence = hub.settings.game.timeout
     box = _outbox(ws)
     box.put(orjson.dumps({"welcome": bot.name, "keepalive": silence / 3}).decode())
     gone = asyncio.Event()

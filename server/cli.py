@@ -48,6 +48,7 @@ def serve(host: str, port: int, tcp_port: int, no_tcp: bool, db: Path | None, ti
 
     from server.app import MESSAGE_LIMIT, create_app
     from server.guard import connection_budget, guarded_http, raise_open_files
+    from common.settings import GameSettings
     from server.hub import Hub, Settings
     from tournaments.errors import TournamentError
     from tournaments.ladder import default_db
@@ -63,7 +64,7 @@ def serve(host: str, port: int, tcp_port: int, no_tcp: bool, db: Path | None, ti
     except TournamentError as e:
         raise click.ClickException(str(e)) from None
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(message)s")
-    hub = Hub(db_path, Settings(timeout=timeout, tcp_timeout=tcp_timeout))
+    hub = Hub(db_path, Settings(game=GameSettings(timeout=timeout), tcp_timeout=tcp_timeout))
     files, _ = raise_open_files()  # before any socket: slow clients meet the timeouts, not the descriptor limit
     config = uvicorn.Config(
         None,  # type: ignore[arg-type]  # the app is set below, once it knows the server

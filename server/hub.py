@@ -17,7 +17,7 @@ import secrets
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,7 @@ from driver.botspec import BotSpec
 from driver.game import GameOptions
 from driver.process import kill_started_bots
 from common.safefile import make_dirs
+from common.settings import MAX_DAYS, GameSettings
 from protocol.exactjson import JSONError, dumps, loads
 from server.guard import AddressLimiter
 from viewer.live import build_view, view_update
@@ -49,9 +50,8 @@ ABORTED_AT_STOP = "the server was stopped during the game; nobody's loss"
 class Settings:
     """The server's rules for its games (see `driver serve --help`)."""
 
-    timeout: float = 10.0  # per move, for bots (ours and remote)
+    game: GameSettings = field(default_factory=GameSettings)  # every game's: its timeout per move for bots (ours and remote)
     tcp_timeout: float = 600.0  # per move, in games on the original's TCP protocol
-    max_days: int = 100
     line_limit: int = 64 << 10  # longest answer accepted, in bytes
     join_timeout: float = 1800.0  # a game still missing players after this is cancelled
     max_games: int = 200  # games waiting or playing at once
@@ -266,7 +266,7 @@ class Hub:
             self.can_create()
             timeout = self.settings.tcp_timeout
             seats = [Seat(i, "tcp", f"tcp:{game_number}/{i}", timeout) for i in range(players)]
-            options = self._options(base=True, max_days=100)
+            options = self._options(base=True, max_days=MAX_DAYS)
             game = LiveGame(f"tcp-{game_number}-{players}p-{self.new_id()[:4]}", "tcp", seats, options)
             self.tcp_waiting[key] = game
             self.add_game(game)
@@ -312,8 +312,8 @@ class Hub:
         self.lobby_changed()
 
     def _options(self, *, base: bool, max_days: int) -> GameOptions:
-        return GameOptions(base=base, max_days=max_days, timeout=self.settings.timeout,
-                           line_limit=self.settings.line_limit)
+        return GameOptions.of(replace(self.settings.game, base=base, max_days=max_days),
+                              line_limit=self.settings.line_limit)
 
     # -- the game thread ---------------------------------------------------
 

@@ -166,7 +166,7 @@ class RayBackend:
                 configure_logging=False,
             )
         self._task = ray.remote(num_cpus=1, max_retries=0)(play)
-        self.slots = concurrency or max(1, int(ray.cluster_resources().get("CPU", 1)))
+        self.slots = concurrency or max(1, int(ray.cluster_resources().get("CPU", 1)))  # type: ignore[no-untyped-call]
 
     def submit(self, job: Job) -> Any:
         return self._task.remote(job)
@@ -176,7 +176,8 @@ class RayBackend:
         return done
 
     def result(self, handle: Any) -> GameRecord:
-        return self._ray.get(handle)
+        record: GameRecord = self._ray.get(handle)
+        return record
 
     def close(self, cancel: bool = False) -> None:
         """Leave the Ray instance up: other runs in this process may reuse it."""

@@ -22,6 +22,7 @@ import click
 import orjson
 
 from common.options import (
+    backend_for,
     base_option,
     concurrency_option,
     fair_option,
@@ -31,7 +32,7 @@ from common.options import (
     VersionedGroup,
     version_option,
 )
-from driver.options import isolation_option, startup_or_default, time_control_options
+from driver.options import isolation_option, time_control_options
 from common.safefile import UnsafePath, write_file
 from tournaments import api
 from tournaments.errors import PlayError, TournamentError
@@ -143,22 +144,14 @@ def _format_args(kw: dict[str, Any]) -> dict[str, Any]:
 
 
 def _playing_args(kw: dict[str, Any]) -> dict[str, Any]:
-    ctx = click.get_current_context()
-    backend = kw["backend"]
-    if backend is None:
-        given = ctx.get_parameter_source("ray_address") == click.core.ParameterSource.COMMANDLINE
-        backend = "ray" if given and kw["ray_address"] else "local"
+    backend = backend_for(kw["backend"], kw["ray_address"])
     return {
         "backend": backend,
         "concurrency": kw["concurrency"],
         "ray_address": kw["ray_address"] if backend == "ray" else None,
         "progress": True,
         "reuse": kw["reuse"],
-        "options": PlayOptions(
-            base=kw["base"], max_days=kw["max_days"], timeout=kw["timeout"], fair=kw["fair"],
-            startup=startup_or_default(kw["startup"]), margin=kw["margin"], bot_options=kw["bot_options"],
-            isolation=kw["isolation"], bot_env=kw["bot_env"],
-        ),
+        "options": PlayOptions.from_options(kw),  # the game settings and --bot-option
     }
 
 

@@ -58,7 +58,7 @@ class PoolBot:
     argv: list[str]
 
 
-def _ranks(res: Result) -> list[int]:
+def _ranks(res: Result) -> list[float]:
     """openskill ranks (1 = best) from the same shares every statistic uses."""
     shares = win_shares(res)
     top = max(shares)

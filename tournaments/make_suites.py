@@ -33,11 +33,13 @@ still favours one seat cancels out within the pair.
 from __future__ import annotations
 
 import argparse
+import functools
 import random
 import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from common.safefile import make_dirs, write_file
 from protocol.engine import Game
@@ -48,15 +50,29 @@ SUITES = Path(__file__).parent / "suites"
 
 def _panel(base: bool) -> list[tuple[str, Callable[[], object]]]:
     """Self-play policies: (name, a maker of one seat's policy)."""
-    from bots import decent_repro, expert
-    from bots.evolved.bot import policy, shipped_genome
+    from bots import expert
+    from bots.evolved.bot import shipped_genome
 
     genome = shipped_genome()
     panel: list[tuple[str, Callable[[], object]]] = [("expert", lambda: expert.decide)]
     for seed in (1, 2, 3, 4):
-        panel.append((f"decent-repro/{seed}", lambda s=seed: decent_repro.decide_with(random.Random(s))))
-        panel.append((f"evolved/{seed}", lambda s=seed: policy(genome, random.Random(s))))
+        panel.append((f"decent-repro/{seed}", functools.partial(_decent_repro, seed)))
+        panel.append((f"evolved/{seed}", functools.partial(_evolved, genome, seed)))
     return panel
+
+
+def _decent_repro(seed: int) -> object:
+    """A fresh decent-repro policy drawing from its own generator."""
+    from bots import decent_repro
+
+    return decent_repro.decide_with(random.Random(seed))
+
+
+def _evolved(genome: Any, seed: int) -> object:
+    """A fresh evolved policy of `genome` drawing from its own generator."""
+    from bots.evolved.bot import policy
+
+    return policy(genome, random.Random(seed))
 
 
 def imbalance(opening: Opening, players: int, base: bool, panel: Sequence[tuple[str, Callable[[], object]]]) -> float:
@@ -98,7 +114,9 @@ def build(players: int, base: bool, n: int, factor: int, seed: int, per_player: 
         seen.add(game.key())
         scored.append((imbalance(opening, players, base, panel), len(scored), opening))
     kept = sorted(scored)[:n]
-    mean = lambda xs: sum(xs) / len(xs)  # noqa: E731
+    def mean(xs: Sequence[float]) -> float:
+        return sum(xs) / len(xs)
+
     name = f"{'base' if base else 'simple'}-{players}p"
     header = [
         f"# Default openings, {name}: {n} of {len(scored)} distinct candidates ({drawn} drawn),",

@@ -297,7 +297,7 @@ class _Progress:
         self.done = 0
         self.total = total
         self.status = status
-        self.bar = None
+        self.bar: Any = None  # click's progress bar, when shown
         self.lines = enabled and not sys.stderr.isatty()
         if enabled and total and sys.stderr.isatty():
             self.bar = click.progressbar(

@@ -169,8 +169,8 @@ def render_text(st: Standings) -> str:
                          f"{score_text(c)} [{c.low:.2f}, {c.high:.2f}]", c.elo_text(), percent(c.los),
                          percent(c.draw_ratio), " ".join(map(str, c.penta)), str(c.distinct)))
         widths = [max(len(r[k]) for r in rows) for k in range(len(rows[0]))]
-        for r in rows:
-            lines.append("  ".join(x.ljust(widths[k]) if k < 2 else x.rjust(widths[k]) for k, x in enumerate(r)))
+        for texts in rows:
+            lines.append("  ".join(x.ljust(widths[k]) if k < 2 else x.rjust(widths[k]) for k, x in enumerate(texts)))
     if len(st.names) > 2:
         lines += ["", f"Crosstable: row's mean score against column ({SIGNIFICANT} = significant at 95%)"]
         cw = max(w, 6)
@@ -178,8 +178,8 @@ def render_text(st: Standings) -> str:
         for a in st.names:
             row = []
             for b in st.names:
-                c = st.cells.get((a, b))
-                text = "-" if a == b or c is None or not c.games else score_text(c)
+                cell = st.cells.get((a, b))
+                text = "-" if a == b or cell is None or not cell.games else score_text(cell)
                 row.append(f"{text:>{cw + 2}}")
             lines.append(f"{a:<{w}}  " + "".join(row))
     for n, reasons in st.forfeit_reasons.items():

@@ -407,7 +407,7 @@ class Store:
         naming it; nothing is changed.
         """
         v2 = self.version >= 2
-        sql, args = self._select(with_blobs), []
+        sql, args = self._select(with_blobs), list[int | str]()
         if tournament_id is not None:
             sql += " AND tournament_id=?"
             args.append(tournament_id)

@@ -14,31 +14,27 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from driver.botspec import BotOptions, parse_bot_options
-from driver.game import STARTUP
+from common.settings import GameSettings
 from tournaments.store import GameRecord, compress_lines, compress_times, trace_digest
 
 
 @dataclass(frozen=True)
-class PlayOptions:
-    """The referee options a tournament passes to every game.
+class PlayOptions(GameSettings):
+    """What a tournament plays every game under: the command's
+    `GameSettings` and the per-entrant options.
 
     `startup`, `margin` and `timeout` are every bot's time control;
     `bot_options` overrides them (and whether a bot gets a seed) per
     entrant: a mapping (or pairs) from an entrant's name, or `*` for
     every one, to `BotOptions` or their text (`"timeout=2,startup=60"`).
+    `isolation` and `bot_env` are not part of a tournament's identity
+    (`to_json` leaves them out).
     """
 
-    base: bool = False
-    max_days: int = 100
-    timeout: float = 10.0
-    fair: bool = False
-    startup: float = STARTUP
-    margin: float = 0.0
     bot_options: Any = field(default=())
-    isolation: str = "auto"  # driver.isolation: auto, namespaces or none (not part of a tournament's identity)
-    bot_env: tuple[str, ...] = ()  # --bot-env: variables for every bot (not part of a tournament's identity)
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         given = self.bot_options.items() if isinstance(self.bot_options, Mapping) else self.bot_options
         pairs = tuple(
             (str(name), parse_bot_options(o) if isinstance(o, str) else o) for name, o in given
@@ -50,11 +46,7 @@ class PlayOptions:
         """The referee's `GameOptions` for one game with these seats' options."""
         from driver.game import GameOptions
 
-        return GameOptions(
-            base=self.base, max_days=self.max_days, timeout=self.timeout, fair=self.fair, startup=self.startup,
-            margin=self.margin, seats=seats, opening=opening, seed=seed, isolation=self.isolation,
-            bot_env=tuple(self.bot_env),
-        )
+        return GameOptions.of(self, seats=seats, opening=opening, seed=seed)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {

@@ -17,7 +17,7 @@ import sys
 
 import click
 
-from common.options import VersionedGroup, concurrency_option, ray_address_option, version_option
+from common.options import VersionedGroup, backend_for, concurrency_option, ray_address_option, version_option
 
 from bots.evolved.ga import (
     Generation,
@@ -141,9 +141,7 @@ def run_command(
     if done >= settings.generations:
         click.echo(f"key {key!r} already has {done} generations; nothing to do")
         return
-    if backend is None:
-        from_command_line = click.get_current_context().get_parameter_source("ray_address")
-        backend = "ray" if ray_address and from_command_line == click.core.ParameterSource.COMMANDLINE else "local"
+    backend = backend_for(backend, ray_address)
     jobs = concurrency or workers or default_workers()
     backend_context = ray_backend(ray_address) if backend == "ray" else local_backend(jobs)
     try:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 from tournaments import schedule
 from tournaments.bracket import Bracket, Table, table_winner
@@ -69,7 +69,7 @@ def elimination(
         echo(bracket.render(names))
 
     st = compute(ctx.store.games(tid), [e.name for e in entrants])
-    details = _details(bracket, names, how)
+    details = _details(bracket, names, cast(str, how))  # set with the seeding, stored or just made
     details.update(openings=plan.openings.describe(), seed=seed)
     return TournamentResult("elimination", str(ctx.store.path), tid, list(entrants), st, played_now, details)
 

@@ -105,7 +105,7 @@ def _verdict(games: Sequence[GameRecord], a: str, b: str, config: dict[str, Any]
     }
 
 
-def render(details: dict) -> str:
+def render(details: dict[str, Any]) -> str:
     s = details["sprt"]
     verdict = {"H1": "H1 accepted (A is stronger by elo1)", "H0": "H0 accepted (not by elo1)"}.get(
         s["decision"], "undecided"

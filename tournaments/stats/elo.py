@@ -15,7 +15,7 @@ def score_to_elo(score: float) -> float:
 
 
 def elo_to_score(elo: float) -> float:
-    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+    return 1.0 / (1.0 + float(10.0 ** (-elo / 400.0)))
 
 
 def interval_text(elo: float, low: float, high: float) -> str:

@@ -96,7 +96,8 @@ def fit(
         t = t + step
         if np.max(np.abs(step)) < 1e-10:
             break
-    return t - t.mean()
+    centred: np.ndarray = t - t.mean()
+    return centred
 
 
 def ratings(
