@@ -93,7 +93,8 @@ def create_app(hub: Hub, on_ready: Callable[[], Any] | None = None, tcp: tuple[s
 
     def http(handler: Callable[[Hub, Request], Any]) -> Callable[[Request], Any]:
         async def endpoint(request: Request) -> Response:
-            return await handler(hub, request)
+            response: Response = await handler(hub, request)
+            return response
 
         return endpoint
 

@@ -137,7 +137,7 @@ def recover_journals(db: Database, directory: Path) -> list[str]:
     """Store every game a crash cut off as aborted, then drop its journal.
     Returns their keys. A journal that cannot be read is kept, renamed
     `.bad`, so that nothing is lost silently."""
-    keys = []
+    keys: list[str] = []
     if not directory.is_dir():
         return keys
     for path in sorted(directory.glob("*.trace")):

@@ -58,7 +58,7 @@ def server_url(explicit: str | None = None) -> str:
 
 def relay_argv(name: str, server: str | None = None, wait: float | None = None) -> tuple[str, ...]:
     """The command that plays remote bot `name` (server and wait: baked in only if given)."""
-    extra = ("--server", server) if server else ()
+    extra: tuple[str, ...] = ("--server", server) if server else ()
     if wait is not None:
         extra += (f"--wait={wait:g}",)
     return (sys.executable, "-P", "-m", RELAY_MODULE, *extra, name)

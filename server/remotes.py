@@ -59,7 +59,7 @@ class RemoteBot:
 
     name: str
     send: Callable[[str], None]
-    close: Callable[[int, str], None]
+    close: Callable[[int, str], object]  # what it returns (a task) is not waited for
     peer: str = ""
     connected: float = field(default_factory=time.time)
     state: str = "idle"  # idle, reserved, playing

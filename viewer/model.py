@@ -35,7 +35,7 @@ import json
 import math
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 import orjson
 
@@ -143,7 +143,10 @@ def _parse(data: bytes | str | Iterable[bytes | str]) -> tuple[list[_Line], Trac
     mid-line: the caller shows what came before and says it is cut."""
     # A line cut while it was written has no line break after it; a whole
     # line that is not JSON (it has one) is an error wherever it is.
-    open_end = not data.endswith(b"\n" if isinstance(data, bytes) else "\n") if isinstance(data, (bytes, str)) else True
+    if isinstance(data, bytes):
+        open_end = not data.endswith(b"\n")
+    else:
+        open_end = not data.endswith("\n") if isinstance(data, str) else True
     lines: Iterator[bytes | str] = iter(data.splitlines() if isinstance(data, (bytes, str)) else data)
     out = []
     for number, line in enumerate(lines, 1):
@@ -195,7 +198,7 @@ def visible(text: str) -> str:
     return printable(text)
 
 
-def _is_state(v: Any) -> bool:
+def _is_state(v: Any) -> TypeGuard[dict[str, Any]]:
     return isinstance(v, dict) and "phase" in v and "players" in v
 
 
@@ -283,12 +286,12 @@ def _decode_state(v: dict[str, Any], number: int, cards: _Cards) -> _State:
         phase = v["phase"]
         if not isinstance(phase, dict) or not isinstance(phase.get("name"), str):
             raise TraceError(f"line {number}: phase has no name")
-        players = []
+        players: list[tuple[int, int, list[tuple[int, int]]]] = []
         if not isinstance(v["players"], list) or not 1 <= len(v["players"]) <= 8:
             raise TraceError(f"line {number}: players is not a list of 1 to 8 players")
         index = cards.index
         for p in v["players"]:
-            hand = [(index.get(c["name"]) if type(c["name"]) is str and c["name"] in index
+            hand = [(index[c["name"]] if type(c["name"]) is str and c["name"] in index
                      else cards.of(c["name"], number), c["uses"]) for c in p["cards"]]
             if any(type(u) is not int for _, u in hand):
                 raise TraceError(f"line {number}: a card's uses is not an integer")
@@ -579,6 +582,8 @@ class _Builder:
     def final(self, s: _State) -> None:
         if self.game is None:
             self._start(s)
+        assert self.game is not None  # started just now if it was not
+        event: dict[str, Any]
         name = s.phase.get("name")
         self._new_round("end")
         self._chart_final(s)
