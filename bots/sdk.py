@@ -41,7 +41,9 @@ import os
 import random
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, BinaryIO
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up)
+if TYPE_CHECKING:
+    from typing import Any, BinaryIO
 
 from protocol.engine import Game, move_to_wire
 
