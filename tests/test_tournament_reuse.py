@@ -71,3 +71,16 @@ def test_by_default_the_reusable_bots_are_reused_and_the_output_says_which(
     err = capsys.readouterr().err
     assert "reused across games: a; a new process for each game: once (not reusable" in err, err
     assert "--no-reuse for a new process every game" in err
+
+
+def test_the_probe_finds_reusable_only_a_bot_that_stays_alive_and_silent_after_a_game(tmp_path: Path) -> None:
+    from driver.botspec import parse_bot
+    from driver.game import GameOptions
+    from driver.probe import probe
+
+    talker = tmp_path / "talker.py"  # answers "[0]" to everything, the end of a game too, and plays on
+    talker.write_text("import sys\nfor line in sys.stdin:\n    print('[0]', flush=True)\n")
+    options = GameOptions(timeout=10.0)
+    assert probe(parse_bot(PASSIVE), options) is True
+    assert probe(parse_bot(ONE_GAME), options) is False  # exits after its game
+    assert probe(parse_bot(f"{sys.executable} -S {talker}"), options) is False  # writes after the end
