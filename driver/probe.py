@@ -13,7 +13,8 @@ The same start tells whether one process can play game after game (what
 `driver check` calls reusable, and what a tournament reuses by
 default): sent the end of that game, the bot must stay alive and send
 nothing for `SILENCE` seconds (a late word would be read as its answer
-in its next game), then answer the first state of another game.
+in its next game), then answer the first state of another game within
+`AGAIN` seconds.
 """
 
 from __future__ import annotations
@@ -31,6 +32,11 @@ __all__ = ["SILENCE", "probe", "probe_all"]
 _STDERR_LINES = 5
 SILENCE = 0.25
 """Seconds a bot must stay quiet after an end or fault message to count as reusable."""
+AGAIN = 2.0
+"""Seconds (at most its timeout) a bot gets to answer the second game's first
+state to count as reusable: a bot found not reusable only costs throughput,
+while a bot that hangs there would hold the tournament's start for its
+whole timeout."""
 
 
 def probe(bot: BotSpec, options: GameOptions, players: int = 2) -> bool:
@@ -55,7 +61,8 @@ def probe(bot: BotSpec, options: GameOptions, players: int = 2) -> bool:
         group.send(0, first)
         ((_, reply),) = group.replies([0], limit)
         if reply.kind in (ReplyKind.LINE, ReplyKind.TOO_LONG):
-            return reply.kind is ReplyKind.LINE and _plays_again(group, game, first, own.timeout + own.margin)
+            again = min(AGAIN, own.timeout + own.margin)  # type: ignore[operator]
+            return reply.kind is ReplyKind.LINE and _plays_again(group, game, first, again)
         what = (f"no answer to its first state within {limit:g} s (its start-up allowance included)"
                 if reply.kind is ReplyKind.TIMEOUT else f"it {reply.detail} before answering its first state")
         stderr = printable_lines(group.bots[0].kept_stderr())[-_STDERR_LINES:]

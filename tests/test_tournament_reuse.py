@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import sys
 import sqlite3
+import time
 import zlib
 from pathlib import Path
 
@@ -84,3 +85,7 @@ def test_the_probe_finds_reusable_only_a_bot_that_stays_alive_and_silent_after_a
     assert probe(parse_bot(PASSIVE), options) is True
     assert probe(parse_bot(ONE_GAME), options) is False  # exits after its game
     assert probe(parse_bot(f"{sys.executable} -S {talker}"), options) is False  # writes after the end
+    # A bot that answers its first state and hangs at its second is not waited for its whole timeout.
+    started = time.monotonic()
+    assert probe(parse_bot(HANG), GameOptions(timeout=60.0)) is False
+    assert time.monotonic() - started < 30
