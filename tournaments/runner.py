@@ -29,7 +29,7 @@ import click
 
 from driver.botspec import BotOptions, BotSpecError, options_by_seat
 from driver.text import printable
-from tournaments.backends import Backend
+from tournaments.backends import Backend, LocalBackend
 from tournaments.entrants import Entrant
 from tournaments.errors import PlayError, TournamentError
 from tournaments.openings import OpeningPlan, plan_openings
@@ -242,9 +242,14 @@ def run(
     reused: bool | list[bool] = bool(ctx.reuse)
     if first is not None:  # a bot that cannot play is refused before the first game, not forfeited in each
         reusable = _probe_entrants(ctx, entrants, plan, len(first.seats))
-        reused = reusable if ctx.reuse is None else [ctx.reuse] * len(entrants)
+        # Only local workers end with the run, and the bots they keep with them: Ray's
+        # outlive it, so there a kept bot would idle on until its worker goes (--reuse still asks for it).
+        auto = ctx.reuse is None and isinstance(ctx.backend, LocalBackend)
+        reused = reusable if auto else [bool(ctx.reuse)] * len(entrants)
         if ctx.progress:
-            click.echo(reuse_line(entrants, reused, ctx.reuse), err=True)
+            click.echo(reuse_line(entrants, reused, ctx.reuse) if ctx.reuse is not None or auto else
+                       "a new process for every game of every bot (Ray's workers outlive the run;"
+                       " --reuse keeps bots there all the same)", err=True)
         todo = itertools.chain([first], todo)
     new: list[GameRecord] = []
     inflight: dict[Any, GameSpec] = {}
