@@ -15,10 +15,11 @@ between bots that answer uniformly at random as soon as asked:
 Move latency, the same measure for both: as a bot sees it, from writing
 its answer to reading its next state (the referee's round trip: the
 other bot answers at once too). Printed: games per second, p50/p99 of
-that latency, the referee's CPU time per move (the server process's; the
-stdio run's referee threads', bots not included; for the server run also
-the bots' side, which shares this process's cores), and the server
-process's peak memory (VmHWM). Stops by itself after the two runs.
+that latency, the referee's CPU time per move (the server process's, split
+into its event loop's (connections, WebSocket frames, pages) and its game
+threads' (the referee, the journal); the stdio run's referee threads',
+bots not included; for the server run also the bots' side, which shares
+this process's cores), and the server process's peak memory (VmHWM). Stops by itself after the two runs.
 """
 
 from __future__ import annotations
@@ -84,9 +85,11 @@ def start_server(db: Path) -> tuple[subprocess.Popen[bytes], str]:
     return proc, info["url"].rstrip("/")
 
 
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a process so far (children not included)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+def cpu_seconds(pid: int, thread: int | None = None) -> float:
+    """User + system CPU time of a process so far (children not included),
+    or of one of its threads."""
+    path = f"/proc/{pid}/stat" if thread is None else f"/proc/{pid}/task/{thread}/stat"
+    fields = Path(path).read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
@@ -233,9 +236,13 @@ def main() -> None:
         proc, url = start_server(db)
         try:
             cpu0, mine0 = cpu_seconds(proc.pid), time.process_time()
+            loop0 = cpu_seconds(proc.pid, proc.pid)  # the main thread: the event loop
             games, lat, elapsed = asyncio.run(server_run(url, args.pairs, args.seconds, args.max_days))
             cpu, mine = cpu_seconds(proc.pid) - cpu0, time.process_time() - mine0
-            memory = (f"  server CPU {cpu / max(len(lat), 1) * 1e6:.0f} us/move (bots' side {mine / max(len(lat), 1) * 1e6:.0f})"
+            loop = cpu_seconds(proc.pid, proc.pid) - loop0
+            moves = max(len(lat), 1)
+            memory = (f"  server CPU {cpu / moves * 1e6:.0f} us/move: event loop {loop / moves * 1e6:.0f},"
+                      f" game threads {(cpu - loop) / moves * 1e6:.0f} (bots' side {mine / moves * 1e6:.0f})"
                       f"  server peak memory {peak_memory_kib(proc.pid) / 1024:.0f} MiB")
         finally:
             proc.send_signal(signal.SIGTERM)

@@ -26,20 +26,26 @@ written, with `protocol.exactjson`, and a state is refused only if it is
 not a state, never for the size of its numbers.
 
 Start-up time is part of every game a bot plays, so this module imports
-only the engine and the exact JSON pair (orjson; no pydantic, no numpy).
+only the engine and the standard library's json (no pydantic, no numpy,
+not even orjson, whose import alone took longer than a bare Python
+bot's whole start-up): Python's json reads integers exactly; the exact
+JSON pair (`protocol.exactjson`) is loaded only for what json refuses,
+an integer past Python's 4300-digit limit or a message that is not JSON.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from typing import BinaryIO
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up)
+if TYPE_CHECKING:
+    from typing import Any, BinaryIO
 
 from protocol.engine import Game, move_to_wire
-from protocol.exactjson import JSONError, NotJSON, describe_int, dumps, loads
 
 Decide = Callable[[Game, int], int]
 """Chooses the engine move (int; a card id or PASS when buying) of player `me`."""
@@ -124,9 +130,11 @@ class Session:
             # A bug in the bot, not in the message: stop with a clear account
             # rather than send a move the driver would fault anyway.
             # An investing range can be astronomically long: never materialise it.
+            from protocol.exactjson import describe_int
+
             shown = f"0..{describe_int(legal[-1])}" if isinstance(legal, range) else legal
             raise ValueError(f"decide() returned {_describe(move)}, not one of the legal moves {shown}")
-        return dumps([move_to_wire(game, move)]) + b"\n"
+        return _encode_move(move_to_wire(game, move))
 
     def _finish(self, state: dict, me: int | None) -> None:
         """The game is over: forget it even if the final state is odd."""
@@ -239,11 +247,16 @@ def _parse_state(line: bytes) -> tuple[dict, int | None]:
     """The state object and the receiving player's index (None if absent),
     checked enough that every later step can index it without surprises."""
     try:
-        state = loads(line, max_digits=None)  # the driver's numbers, however long
-    except NotJSON as problem:
-        raise BadMessage(f"not valid JSON ({problem.detail})") from None
-    except JSONError as problem:  # too deep: no state nests like that
-        raise BadMessage(f"the message {problem.problem}") from None
+        state = json.loads(line, parse_constant=_no_constant)
+    except (ValueError, RecursionError):  # not JSON, or an integer past Python's digit limit: the exact reader
+        from protocol.exactjson import JSONError, NotJSON, loads
+
+        try:
+            state = loads(line, max_digits=None)  # the driver's numbers, however long
+        except NotJSON as problem:
+            raise BadMessage(f"not valid JSON ({problem.detail})") from None
+        except JSONError as problem:  # too deep: no state nests like that
+            raise BadMessage(f"the message {problem.problem}") from None
     if not isinstance(state, dict):
         raise BadMessage(f"expected a JSON object (a game state), got {type(state).__name__}")
     phase = state.get("phase")
@@ -261,7 +274,26 @@ def _parse_state(line: bytes) -> tuple[dict, int | None]:
     return state, me
 
 
+def _no_constant(name: str) -> Any:
+    """NaN and Infinity are not JSON (RFC 8259): refused, as the exact reader refuses them."""
+    raise ValueError(f"{name} is not JSON")
+
+
+def _encode_move(move: int | str) -> bytes:
+    """The answer line `[move]`, as `protocol.exactjson.dumps` writes it."""
+    if type(move) is int:
+        try:
+            return b"[%d]\n" % move
+        except ValueError:  # past Python's digit limit for int to str: converted piecewise
+            from protocol.exactjson import dumps
+
+            return dumps([move]) + b"\n"
+    return json.dumps([move], ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+
+
 def _describe(move: object) -> str:
+    from protocol.exactjson import describe_int
+
     return describe_int(move) if type(move) is int else repr(move)
 
 

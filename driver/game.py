@@ -166,8 +166,9 @@ class GameResult:
     isolation: list[str] = field(default_factory=list)
     answer_cpu: list[float | None] = field(default_factory=list)
     """CPU seconds each answer of `answer_times` cost the bot (its whole
-    process tree, from the state's sending to the answer), None where not
-    known (the opening, a network seat, a bot gone)."""
+    process tree, from its previous answer of the game, or the state's
+    sending for its first, to the answer), None where not known (the
+    opening, a network seat, a bot gone)."""
 
 
 def start_group(
@@ -373,33 +374,45 @@ seat has answered."""
 
 
 def _asker(group: BotGroup, options: GameOptions) -> Ask:
-    """Asks the bots, each under its own time limit."""
+    """Asks the bots, each under its own time limit.
+
+    A bot's CPU is read once per answer, when the answer is in: that
+    reading is where the bot's next answer starts counting (`marks`), so
+    an answer costs the CPU its bot used since its previous answer of
+    this game, or since its state was sent for its first. Between two
+    answers a bot waits for its next state, so this is the answer's CPU
+    at half the cost of reading before each state too; a bot that thinks
+    on while it waits is charged for it at its next answer."""
+    marks: dict[LineChannel, float | None] = {}  # CPU reading at each bot's last answer
+    seat_options = [options.seat_options(seat) for seat in range(len(group.bots))]  # fixed for the game
 
     def ask(seats: list[int], lines: dict[int, bytes]) -> Iterator[tuple[int, Reply, float | None, float | None]]:
         limits: dict[int, float] = {}
         startup: dict[int, float] = {}
         budgets: dict[int, float] = {}
-        before = {}
+        before: dict[int, tuple[LineChannel, float | None]] = {}
         for seat in seats:
-            own = options.seat_options(seat)
+            own = seat_options[seat]
             assert own.timeout is not None and own.margin is not None and own.startup is not None  # all filled in
-            first = group.bots[seat].answered == 0
+            bot = group.bots[seat]
+            first = bot.answered == 0
             startup[seat] = own.startup  # also for a bot restarted inside replies()
             limits[seat] = own.timeout + own.margin + (own.startup if first else 0.0)
             if own.cpu is not None:
                 budgets[seat] = own.cpu + (own.startup if first else 0.0)
-            before[seat] = (group.bots[seat], group.bots[seat].cpu_seconds())
+            before[seat] = (bot, marks[bot] if bot in marks else bot.cpu_seconds())
         sent = time.monotonic()
         for seat in seats:
             group.send(seat, lines[seat])
         for seat, reply in group.replies(seats, limits, startup):
             took = time.monotonic() - sent
             bot = group.bots[seat]
-            cpu = _cpu_used(bot, *before[seat])
+            marks[bot] = now = bot.cpu_seconds()
+            cpu = _cpu_used(now, bot, *before[seat])
             if reply.kind is ReplyKind.TIMEOUT:
                 # a network seat's first answer is like any other: nothing started
                 first = bot.answered == 0 and not isinstance(bot, PipeEndpoint)
-                reply = Reply(ReplyKind.TIMEOUT, detail=_timeout_detail(options.seat_options(seat), limits[seat], first))
+                reply = Reply(ReplyKind.TIMEOUT, detail=_timeout_detail(seat_options[seat], limits[seat], first))
                 took = limits[seat]
             elif reply.kind is ReplyKind.LINE and seat in budgets and cpu is not None and cpu > budgets[seat]:
                 reply = Reply(ReplyKind.TIMEOUT, detail=f"used {cpu:.2f} s of CPU, over its budget of {budgets[seat]:g} s")
@@ -408,10 +421,9 @@ def _asker(group: BotGroup, options: GameOptions) -> Ask:
     return ask
 
 
-def _cpu_used(bot: LineChannel, asked: LineChannel, at: float | None) -> float | None:
-    """CPU seconds `bot` spent on an answer: since `at`, or all of it for a
-    process started (restarted) since; None where not known."""
-    now = bot.cpu_seconds()
+def _cpu_used(now: float | None, bot: LineChannel, asked: LineChannel, at: float | None) -> float | None:
+    """CPU seconds `bot` (at `now`) spent on an answer: since `at`, or all
+    of it for a process started (restarted) since; None where not known."""
     if now is None:
         return None
     if bot is not asked:

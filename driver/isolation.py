@@ -342,73 +342,97 @@ class CpuMeter:
     thread) and what they have reaped.
 
     Why a tree walk: orphans of a bot are the init's to reap, so nothing
-    the bot started escapes the sum, however it forks. Read twice per
-    answer, so the /proc files of the first few processes of the tree (the
-    init and the bot, for most bots) stay open and are re-read with pread:
-    two system calls a process, not six (the rest are opened each time, so
-    a bot of many processes costs the referee no descriptors)."""
+    the bot started escapes the sum, however it forks. Read once per
+    answer (`driver.game`), so the /proc files of the first few processes
+    of the tree (the init and the bot, for most bots) stay open and are
+    re-read with pread: two system calls a process, not six (the rest are
+    opened each time, so a bot of many processes costs the referee no
+    descriptors); the cgroup's cpu.stat stays open too."""
 
     _KEPT = 4  # processes whose /proc files stay open
 
     def __init__(self, init: int, group: Path | None) -> None:
         self.init = init
         self.group = group
-        self._open: dict[tuple[int, str], int] = {}  # (pid, "stat" or "task/TID/children") -> fd
+        self._open: dict[int, tuple[int, dict[str, int]]] = {}  # pid -> (stat fd, {task: children fd})
+        self._group_fd: int | None = None
 
     def seconds(self) -> float | None:
         """The tree's CPU seconds now, None once its init is gone."""
         if self.group is not None:
-            try:
-                for line in (self.group / "cpu.stat").read_text().splitlines():
-                    if line.startswith("usage_usec "):
-                        return int(line.split()[1]) / 1e6
-            except (OSError, ValueError):
-                pass
-            return None
+            return self._group_seconds()
         total = 0
         todo = [self.init]
-        seen: list[int] = []
+        seen: set[int] = set()
         while todo and len(seen) < 4096:
             pid = todo.pop()
-            seen.append(pid)
-            keep = len(seen) <= self._KEPT
+            seen.add(pid)
             try:
-                fields = self._read(pid, "stat", keep).rpartition(b")")[2].split()
-                total += sum(int(x) for x in fields[11:15])  # utime stime cutime cstime
+                kept = self._open.get(pid)
+                if kept is None and len(self._open) < self._KEPT:
+                    kept = self._open[pid] = (_open_proc(pid, "stat"), {})
+                stat = os.pread(kept[0], 4096, 0) if kept is not None else _read_proc(pid, "stat")
+                fields = stat.rpartition(b")")[2].split()
+                # utime stime cutime cstime
+                total += int(fields[11]) + int(fields[12]) + int(fields[13]) + int(fields[14])
                 # Children hang off the thread that made them: every thread's list, one read if one thread.
-                tasks = [str(pid)] if fields[17] == b"1" else os.listdir(f"/proc/{pid}/task")
+                tasks = (pid,) if fields[17] == b"1" else [int(t) for t in os.listdir(f"/proc/{pid}/task")]
                 for task in tasks:
-                    todo += [int(c) for c in self._read(pid, f"task/{task}/children", keep).split()]
+                    if kept is None:
+                        children = _read_proc(pid, f"task/{task}/children")
+                    else:
+                        fd = kept[1].get(task)
+                        if fd is None:
+                            fd = kept[1][task] = _open_proc(pid, f"task/{task}/children")
+                        children = os.pread(fd, 65536, 0)
+                    if children:
+                        todo += map(int, children.split())
             except (OSError, ValueError, IndexError):
+                self._forget(pid)  # gone (ESRCH): never its pid's next owner
                 if pid == self.init:
                     self.close()
                     return None
-        for key in [k for k in self._open if k[0] not in seen]:  # processes gone since
-            os.close(self._open.pop(key))
+        for pid in [p for p in self._open if p not in seen]:  # processes gone since
+            self._forget(pid)
         return total / _TICKS
 
-    def _read(self, pid: int, name: str, keep: bool) -> bytes:
-        fd = self._open.get((pid, name))
-        if fd is not None:
-            try:
-                return os.pread(fd, 65536, 0)
-            except OSError:  # that process is gone (ESRCH): not its pid's next owner
-                os.close(self._open.pop((pid, name)))
-                raise
-        fd = os.open(f"/proc/{pid}/{name}", os.O_RDONLY | os.O_CLOEXEC)
-        if keep:
-            self._open[(pid, name)] = fd
-            return os.pread(fd, 65536, 0)
+    def _group_seconds(self) -> float | None:
+        assert self.group is not None
         try:
-            return os.read(fd, 65536)
-        finally:
-            os.close(fd)
+            if self._group_fd is None:
+                self._group_fd = os.open(self.group / "cpu.stat", os.O_RDONLY | os.O_CLOEXEC)
+            for line in os.pread(self._group_fd, 4096, 0).splitlines():
+                if line.startswith(b"usage_usec "):
+                    return int(line.split()[1]) / 1e6
+        except (OSError, ValueError):
+            pass
+        return None
+
+    def _forget(self, pid: int) -> None:
+        kept = self._open.pop(pid, None)
+        if kept is not None:
+            for fd in (kept[0], *kept[1].values()):
+                os.close(fd)
 
     def close(self) -> None:
         """Close the files kept open (the bot is gone)."""
-        for fd in self._open.values():
-            os.close(fd)
-        self._open.clear()
+        for pid in list(self._open):
+            self._forget(pid)
+        if self._group_fd is not None:
+            os.close(self._group_fd)
+            self._group_fd = None
+
+
+def _open_proc(pid: int, name: str) -> int:
+    return os.open(f"/proc/{pid}/{name}", os.O_RDONLY | os.O_CLOEXEC)
+
+
+def _read_proc(pid: int, name: str) -> bytes:
+    fd = _open_proc(pid, name)
+    try:
+        return os.read(fd, 65536)
+    finally:
+        os.close(fd)
 
 
 def cpu_seconds(init: int, group: Path | None) -> float | None:

@@ -6,26 +6,33 @@ tests/test_engine_cards.py checks that the two agree.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import namedtuple
+
+_FIELDS = ("id", "name", "cost", "atk", "def_", "per_player", "points", "attacks", "defends", "defend_coins",
+           "coins", "bean", "buys")
 
 
-@dataclass(frozen=True, slots=True)
-class Card:
-    """One card's rules. ``None`` means the card has no such level or cost."""
+class Card(namedtuple("_Card", _FIELDS, defaults=(0, 1, 1, 0, (0, 0, 0), False, (0, 0, 0)))):
+    """One card's rules. ``None`` means the card has no such level or cost.
 
+    A named tuple, not a dataclass (nor typing.NamedTuple): every bot
+    imports this table, and `dataclasses` (with the `inspect` it pulls in)
+    was a fifth of a bot's start-up, `typing` another few milliseconds."""
+
+    __slots__ = ()
     id: int
     name: str
     cost: int | None
     atk: int | None
     def_: int | None
     per_player: int
-    points: int = 0
-    attacks: int = 1
-    defends: int = 1
-    defend_coins: int = 0
-    coins: tuple[int, int, int] = (0, 0, 0)  # income on days 1, 2, 3
-    bean: bool = False  # Magic Bean Stock: + running coins // 3
-    buys: tuple[int, int, int] = (0, 0, 0)  # extra buys on days 1, 2, 3
+    points: int  # default 0
+    attacks: int  # default 1
+    defends: int  # default 1
+    defend_coins: int  # default 0
+    coins: tuple[int, int, int]  # income on days 1, 2, 3; default none
+    bean: bool  # Magic Bean Stock: + running coins // 3
+    buys: tuple[int, int, int]  # extra buys on days 1, 2, 3; default none
 
     @property
     def can_attack(self) -> bool:

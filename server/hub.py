@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -321,10 +322,8 @@ class Hub:
         journal = self.journals / f"{game.id}.trace"
         loop = self.loop
 
-        def publish(lines: list[bytes], asked: list[int], question: bytes) -> None:
-            loop.call_soon_threadsafe(self._published, game, lines, asked, question)
-
-        tap = TraceTap(journal, publish)
+        batches = Batches(loop, lambda batch: self._published(game, batch))
+        tap = TraceTap(journal, lambda lines, asked, question: batches.put((lines, asked, question)))
         tap.header({"meta": "server-game", "key": game.id, "seats": game.names,
                     "options": game.record_options(), "started": game.started})
         runs = [SeatRun(s.name, s.timeout, spec=s.spec, endpoint=s.endpoint) for s in game.seats]
@@ -354,19 +353,18 @@ class Hub:
 
     # -- back on the loop: spectators and the end --------------------------
 
-    def _published(self, game: LiveGame, lines: list[bytes], asked: list[int], question: bytes) -> None:
-        game.released.extend(lines)
-        game.asked = asked
-        game.question = question
-        if question:
-            try:
-                cycle = int(loads(question)["day"])
-            except (JSONError, AttributeError, KeyError, TypeError, ValueError):
-                cycle = None
-            if cycle is not None:  # a state says its day of the 3-day cycle: count the game's days on
-                if game.cycle is not None:
-                    game.day += (cycle - game.cycle) % 3
-                game.cycle = cycle
+    def _published(self, game: LiveGame, batch: list[tuple[list[bytes], list[int], bytes]]) -> None:
+        """Rounds the game thread published since the last call, in order."""
+        for lines, asked, question in batch:
+            game.released.extend(lines)
+            game.asked = asked
+            game.question = question
+            if question:
+                cycle = _cycle_day(question)
+                if cycle is not None:  # a state says its day of the 3-day cycle: count the game's days on
+                    if game.cycle is not None:
+                        game.day += (cycle - game.cycle) % 3
+                    game.cycle = cycle
         self._schedule_view(game)
 
     def _ended(self, game: LiveGame, rec: Any) -> None:
@@ -495,6 +493,47 @@ def _ladder_standings(store: Any) -> dict[str, Any]:
         return {"names": [], "rows": []}
     st = Ladder(store).show().to_json()
     return {"names": [r["name"] for r in st["standings"]], "rows": st["standings"], "games": st["games"]}
+
+
+class Batches:
+    """Items from a game thread to the event loop, a batch per wake-up.
+
+    Each round the referee publishes (`TraceTap`) would otherwise wake the
+    loop once (a write to its self-pipe, a turn of the loop): while a
+    batch is scheduled and not yet taken, later items join it.
+    """
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, apply: Callable[[list[Any]], None]) -> None:
+        self._loop = loop
+        self._apply = apply
+        self._items: list[Any] = []
+        self._lock = threading.Lock()
+
+    def put(self, item: Any) -> None:
+        """From any thread: `apply` gets `item` soon, on the loop, after the ones before it."""
+        with self._lock:
+            self._items.append(item)
+            if len(self._items) > 1:
+                return  # a batch is already scheduled: it takes this one too
+        self._loop.call_soon_threadsafe(self._take)
+
+    def _take(self) -> None:
+        with self._lock:
+            items, self._items = self._items, []
+        if items:
+            self._apply(items)
+
+
+def _cycle_day(question: bytes) -> int | None:
+    """The day of the 3-day cycle a state of our referee says: its first key
+    (sorted keys), read without parsing the whole state."""
+    if question.startswith(b'{"day":') and question[8:9] == b",":
+        day = question[7] - 48
+        return day if 1 <= day <= 3 else None
+    try:
+        return int(loads(question)["day"])
+    except (JSONError, AttributeError, KeyError, TypeError, ValueError):
+        return None
 
 
 def _finished_row(rec: Any, created: float) -> dict[str, Any]:

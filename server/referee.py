@@ -14,8 +14,8 @@ adds three things around it without changing it:
   the next round starts, so that hidden choices (investments, buys) are
   never shown before the round resolves;
 - `TraceTap`, the file the referee writes its trace to: each line goes to
-  the game's journal on disk (so a crash loses nothing of it) and through
-  the withholder to the spectators.
+  the game's journal on disk (so a crash loses nothing of it but the
+  round being asked) and through the withholder to the spectators.
 """
 
 from __future__ import annotations
@@ -91,6 +91,7 @@ class TraceTap:
         self.publish = publish
         self.withholder = Withholder()
         self._fd: int | None = None
+        self._unwritten = bytearray()  # journal lines of the round just resolved: one write per round
         self.journal = journal
         if journal is not None:
             from common.safefile import open_fd
@@ -103,19 +104,26 @@ class TraceTap:
         self._append(dumps(meta) + b"\n")
 
     def write(self, data: bytes) -> int:
-        # The referee writes one whole line per call (its trace line and "\n").
-        self._append(data)
+        # The referee writes one whole line per call (its trace line and "\n"),
+        # a resolved round's lines at once, then asks the next round (`round_started`).
+        if self._fd is not None:
+            self._unwritten += data
         for line in data.splitlines():
             self.withholder.push(line)
         return len(data)
 
     def flush(self) -> None:
-        pass
+        """Write the journal's pending lines (the referee flushes at the game's end)."""
+        if self._unwritten:
+            self._append(bytes(self._unwritten))
+            self._unwritten.clear()
 
     def round_started(self, asked: list[int], question: bytes) -> None:
+        self.flush()  # the rounds before are resolved: on disk before anyone waits on the next
         self.publish(self.withholder.round_started(), asked, question)
 
     def finish(self) -> None:
+        self.flush()
         self.publish(self.withholder.end(), [], b"")
         if self._fd is not None:
             os.close(self._fd)

@@ -273,6 +273,28 @@ def test_a_cpu_budget_faults_a_bot_that_thinks_too_long_whatever_the_wall_clock(
     assert free.answer_times[0] is not None and free.answer_times[0] >= hog_cpu * 0.5
 
 
+@pytest.mark.parametrize("kind", ["child", "thread"])
+def test_an_answers_cpu_counts_the_children_and_threads_the_bot_used(kind: str) -> None:
+    result = play_game([bot("hog.py", kind, "0.5"), SIMPLE], GameOptions(max_days=1, timeout=120))
+    assert result.fault is None, result.fault
+    first = result.answer_cpu[0]  # seat 0's first answer: the burn happened there
+    assert first is not None and first >= 0.4, result.answer_cpu
+
+
+def test_the_referee_reads_a_bots_cpu_once_per_answer(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Two readings per answer (before the state, after the answer) doubled what measuring cost the referee.
+    from driver.process import BotProcess
+
+    readings = []
+    real = BotProcess.cpu_seconds
+    monkeypatch.setattr(BotProcess, "cpu_seconds", lambda self: readings.append(self) or real(self))
+    result = play_game([SIMPLE, bot("simple.py", name="other")], GameOptions(max_days=3, timeout=60))
+    assert result.fault is None, result.fault
+    answers = len(result.answer_cpu)
+    assert answers > 10 and all(c is not None for c in result.answer_cpu)
+    assert len(readings) == answers + 2  # one per answer, and one per bot before its first
+
+
 def test_each_bot_keeps_to_its_own_cpu_where_no_cpu_controller_caps_it() -> None:
     result = play_game([bot("hog.py", "affinity"), bot("hog.py", "affinity", name="other")],
                        GameOptions(max_days=1, timeout=60))

@@ -190,3 +190,39 @@ def test_serving_on_every_interface_says_where_other_machines_connect(monkeypatc
     monkeypatch.setattr(socket, "getfqdn", lambda *a: "arena.example.org")
     assert cli._other_urls("0.0.0.0", 8123) == ["http://arena.example.org:8123/"]
     assert cli._other_urls("127.0.0.1", 8123) == []
+
+
+def test_the_journal_is_written_once_per_round_not_once_per_line(tmp_path, monkeypatch) -> None:
+    journal = tmp_path / "g.trace"
+    tap = TraceTap(journal, lambda lines, asked, q: None)
+    writes = []
+    real = os.write
+    monkeypatch.setattr(os, "write", lambda fd, data: (writes.append(fd) if fd == tap._fd else None) or real(fd, data))
+    seats = [SeatRun(f"r{i}", 10.0, spec=parse_bot("random")) for i in range(2)]
+    result = referee_game(seats, GameOptions(max_days=6), tap)
+    assert journal.read_bytes().splitlines() == result.trace  # every line, in order
+    assert len(result.trace) > 30 and len(writes) < len(result.trace) / 2, (len(writes), len(result.trace))
+
+
+def test_a_game_threads_rounds_reach_the_loop_in_batches_in_order() -> None:
+    from server.hub import Batches, _cycle_day
+
+    class Loop:
+        def __init__(self) -> None:
+            self.scheduled: list = []
+
+        def call_soon_threadsafe(self, callback) -> None:
+            self.scheduled.append(callback)
+
+    loop, applied = Loop(), []
+    batches = Batches(loop, applied.append)  # type: ignore[arg-type]
+    for item in range(3):
+        batches.put(item)
+    assert len(loop.scheduled) == 1  # one wake-up for the three
+    loop.scheduled.pop()()
+    batches.put(3)
+    loop.scheduled.pop()()
+    assert applied == [[0, 1, 2], [3]]
+    assert _cycle_day(b'{"day":2,"phase":{"name":"buy"}}') == 2
+    assert _cycle_day(b'{"phase":{"name":"buy"},"day":3}') == 3  # not ours: parsed
+    assert _cycle_day(b'{"day":7,"x":1}') is None

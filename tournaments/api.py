@@ -52,11 +52,13 @@ def playing(
     concurrency: int | None = None,
     ray_address: str | None = None,
     progress: bool = False,
-    reuse: bool = False,
+    reuse: bool | None = None,
     new: bool = False,
 ) -> Iterator[Context]:
     """A backend to play games into an open store (closed on exit).
-    `reuse` keeps each bot's process alive across its games in a worker."""
+    `reuse` keeps each bot's process alive across its games in a worker:
+    True for every bot, False for none, None (the default) for those the
+    tournament's start-up probe finds reusable (`driver.probe`)."""
     be = make_backend(backend, concurrency, ray_address)
     try:
         yield Context(store, be, options or PlayOptions(), progress, reuse, new)

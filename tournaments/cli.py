@@ -89,9 +89,10 @@ def _play_options(f: F) -> F:
         click.option("--backend", type=click.Choice(["local", "ray"]), default=None,
                      help="Worker processes here, or Ray tasks. [default: local; ray with --ray-address]"),
         ray_address_option,
-        click.option("--reuse", is_flag=True,
-                     help="Keep each bot's process alive across its games (one that exits after a game is"
-                     " restarted; a kept process is seeded by its first game only)."),
+        click.option("--reuse/--no-reuse", default=None,
+                     help="Keep every bot's process alive across its games, or start a new one for each game"
+                     " (repeatable runs of seeded bots). [default: keep those the start-up probe finds reusable;"
+                     " one that exits after a game is restarted; a kept process is seeded by its first game only]"),
         click.option("--json", "as_json", is_flag=True,
                      help="Print one JSON object on stdout instead of tables (progress stays on stderr)."),
     ]

@@ -29,7 +29,7 @@ import click
 
 from driver.botspec import BotOptions, BotSpec, BotSpecError, options_by_seat
 from common.text import printable
-from tournaments.backends import Backend
+from tournaments.backends import Backend, LocalBackend
 from tournaments.entrants import Entrant
 from tournaments.errors import PlayError, TournamentError
 from tournaments.openings import OpeningPlan, plan_openings
@@ -46,7 +46,7 @@ class Context:
     backend: Backend
     options: PlayOptions
     progress: bool = True  # progress on stderr: a bar on a terminal, one line per game elsewhere
-    reuse: bool = False  # keep each bot's process alive across its games
+    reuse: bool | None = None  # keep each bot's process alive across its games: all, none, or (None) the reusable
     new: bool = False  # start a tournament beside a stored one that differs from this one
 
 
@@ -72,11 +72,15 @@ class GamePlan:
                                                  max_days=self.openings.max_days, seed=self.openings.seed)
         return self.others[players]
 
-    def job(self, spec: GameSpec, entrants: Sequence[Entrant], options: PlayOptions, reuse: bool) -> Job:
+    def job(self, spec: GameSpec, entrants: Sequence[Entrant], options: PlayOptions,
+            reuse: bool | Sequence[bool]) -> Job:
+        """The game `spec` as a worker plays it; `reuse`: for all entrants,
+        or per entrant position, whether its process is kept across games."""
         bots = [entrants[p] for p in spec.seats]
         opening = self.openings_for(len(bots)).opening(spec.index)
+        kept = tuple(reuse if isinstance(reuse, bool) else reuse[p] for p in spec.seats)
         return Job(
-            spec.key, tuple(b.name for b in bots), tuple(b.spec for b in bots), options, reuse,
+            spec.key, tuple(b.name for b in bots), tuple(b.spec for b in bots), options, kept,
             seats=tuple(self.bot_options[p] for p in spec.seats),
             opening=None if opening is None else tuple(opening),
             seed=None if self.seed is None else game_seed(self.seed, spec.key),
@@ -170,23 +174,42 @@ def _short(value: Any) -> str:
     return str(value)
 
 
-def _probe_entrants(ctx: Context, entrants: Sequence[Entrant], plan: GamePlan, players: int) -> None:
+def _probe_entrants(ctx: Context, entrants: Sequence[Entrant], plan: GamePlan, players: int) -> list[bool]:
     """Start each entrant once, as its games would, and require an answer
     to a first state (`driver.probe`); raise TournamentError naming the
-    first that cannot play."""
+    first that cannot play. Whether each entrant's process can be reused
+    across games, by position."""
     from driver.probe import probe
     from driver.process import BotStartError
 
-    seen: set[tuple[Any, ...]] = set()
+    seen: dict[tuple[Any, ...], bool] = {}
     for position, entrant in enumerate(entrants):
         options = ctx.options.game_options(seats=(plan.bot_options[position],))
-        if (entrant.spec.argv, plan.bot_options[position]) in seen:
+        key = (entrant.spec.argv, plan.bot_options[position])
+        if key in seen:
             continue
-        seen.add((entrant.spec.argv, plan.bot_options[position]))
         try:
-            probe(entrant.spec, options, players)
+            seen[key] = probe(entrant.spec, options, players)
         except BotStartError as err:
             raise TournamentError(f"no game was played: {err.strerror}") from None
+    return [seen[(e.spec.argv, plan.bot_options[p])] for p, e in enumerate(entrants)]
+
+
+def reuse_line(entrants: Sequence[Entrant], reused: Sequence[bool], forced: bool | None) -> str:
+    """The line that says which bots keep their process across games, and why."""
+    names = [e.name for e, kept in zip(entrants, reused) if kept]
+    fresh = [e.name for e, kept in zip(entrants, reused) if not kept]
+    if forced is False:
+        return "a new process for every game of every bot (--no-reuse)"
+    if forced is True:
+        return f"reused across games (--reuse): {', '.join(names)}"
+    parts = []
+    if names:
+        parts.append(f"reused across games: {', '.join(names)}")
+    if fresh:
+        parts.append(f"a new process for each game: {', '.join(fresh)} (not reusable: it exits, writes after"
+                     " a game's end or answers no new game; `driver check` says which)")
+    return "; ".join(parts) + ("; --no-reuse for a new process every game" if names else "")
 
 
 def run(
@@ -215,8 +238,17 @@ def run(
     played = ctx.store.played_keys(tournament_id)
     todo: Iterator[GameSpec] = (s for s in specs if s.key not in played)
     first = next(todo, None)
+    reused: bool | list[bool] = bool(ctx.reuse)
     if first is not None:  # a bot that cannot play is refused before the first game, not forfeited in each
-        _probe_entrants(ctx, entrants, plan, len(first.seats))
+        reusable = _probe_entrants(ctx, entrants, plan, len(first.seats))
+        # Only local workers end with the run, and the bots they keep with them: Ray's
+        # outlive it, so there a kept bot would idle on until its worker goes (--reuse still asks for it).
+        auto = ctx.reuse is None and isinstance(ctx.backend, LocalBackend)
+        reused = reusable if auto else [bool(ctx.reuse)] * len(entrants)
+        if ctx.progress:
+            click.echo(reuse_line(entrants, reused, ctx.reuse) if ctx.reuse is not None or auto else
+                       "a new process for every game of every bot (Ray's workers outlive the run;"
+                       " --reuse keeps bots there all the same)", err=True)
         todo = itertools.chain([first], todo)
     new: list[GameRecord] = []
     inflight: dict[Any, GameSpec] = {}
@@ -237,7 +269,7 @@ def run(
                 if spec is None:
                     stopping = True
                     break
-                inflight[ctx.backend.submit(plan.job(spec, entrants, ctx.options, ctx.reuse))] = spec
+                inflight[ctx.backend.submit(plan.job(spec, entrants, ctx.options, reused))] = spec
             if not inflight:
                 break
             for handle in ctx.backend.wait(inflight):

@@ -62,13 +62,18 @@ class PlayOptions(GameSettings):
 class Job:
     """One game to play: its schedule key, the bots by seat, each seat's
     options, the opening and the game's seed, and whether this worker
-    should keep the bots' processes alive for later games."""
+    should keep the bots' processes alive for later games (all, or per
+    seat)."""
 
     key: str
     names: tuple[str, ...]
     specs: tuple[Any, ...]
     options: PlayOptions
-    reuse: bool = False
+    reuse: bool | tuple[bool, ...] = False
+
+    def kept(self) -> tuple[bool, ...]:
+        """Per seat, whether its process is kept across games."""
+        return self.reuse if isinstance(self.reuse, tuple) else (self.reuse,) * len(self.specs)
     seats: tuple[BotOptions, ...] = ()
     opening: tuple[int | str, ...] | None = None
     seed: int | None = None
@@ -81,8 +86,8 @@ def play(job: Job) -> GameRecord:
     opts = job.options
     game_options = opts.game_options(job.seats, job.opening, job.seed)
     started = time.time()
-    if job.reuse:
-        res = _kept.play(job.specs, game_options)
+    if any(job.kept()):
+        res = _kept.play(job.specs, game_options, job.kept())
     else:
         res = play_game(list(job.specs), game_options)
     fault_seat, fault_reason = res.fault if res.fault else (None, None)
@@ -120,34 +125,49 @@ class _KeptBots:
         self.procs: dict[tuple[str, tuple[str, ...]], Any] = {}
         self.finalizer: Any = None
 
-    def play(self, specs: Sequence[Any], options: Any) -> Any:
+    def play(self, specs: Sequence[Any], options: Any, kept: Sequence[bool] | None = None) -> Any:
+        """Play one game on this worker's kept processes; seats not `kept`
+        get a process of their own for this game only."""
         from driver.game import play_game
         from driver.process import BotGroup, BotProcess
 
         if self.finalizer is None:
             self.finalizer = multiprocessing.util.Finalize(self, self.close_all, exitpriority=10)
+        kept = [True] * len(specs) if kept is None else list(kept)
         keys = [(s.name, tuple(s.argv)) for s in specs]
         procs = []
         for seat, (key, spec) in enumerate(zip(keys, specs)):
-            proc = self.procs.get(key)
+            proc = self.procs.get(key) if kept[seat] else None
             if proc is None or not proc.reusable:
-                self.retire(key)
+                if kept[seat]:
+                    self.retire(key)
                 proc = BotProcess(options.launch(spec, seat), spec.name, line_limit=options.line_limit,
                                   stderr_limit=options.stderr_limit, isolation=options.isolation_for(spec),
                                   fence=options.fence(seat))
-                self.procs[key] = proc
+                if kept[seat]:
+                    self.procs[key] = proc
             procs.append(proc)
         group = BotGroup(procs)
+        fresh = [proc for seat, proc in enumerate(procs) if not kept[seat]]
         try:
             res = play_game(list(specs), options, group=group)
         except BaseException:
-            self.procs.update(zip(keys, group.bots))
-            for key in keys:
-                self.retire(key)
+            self.procs.update((key, proc) for key, proc, k in zip(keys, group.bots, kept) if k)
+            for key, k in zip(keys, kept):
+                if k:
+                    self.retire(key)
+            BotGroup([*fresh, *(p for p, k in zip(group.bots, kept) if not k and p not in fresh)]).close(
+                exit_grace=0.05, term_grace=0.2)
             raise
-        # A kept bot that exited after its last game was restarted by the referee.
-        self.procs.update(zip(keys, group.bots))
+        # A bot that exited after its last game was restarted by the referee.
+        once = [proc for proc, k in zip(group.bots, kept) if not k]
+        once += [proc for proc in fresh if proc not in once]
+        if once:  # as play_game would have ended them: the final state is flushed, then they may exit
+            BotGroup(once).close()
+        self.procs.update((key, proc) for key, proc, k in zip(keys, group.bots, kept) if k)
         for seat, (key, proc) in enumerate(zip(keys, group.bots)):
+            if not kept[seat]:
+                continue
             if (res.fault is not None and res.fault[0] == seat) or not proc.reusable:
                 self.retire(key)
             else:

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 
-import orjson
+import json
 
 from bots import expert
 from protocol.cards import ATTACKS, DEF, DEFENDS
@@ -39,7 +39,7 @@ SHIPPED = "shipped.json"
 def shipped_genome() -> Genome:
     """The genome the bot plays when no key is given."""
     text = resources.files("bots.evolved").joinpath(SHIPPED).read_bytes()
-    return Genome.from_json(orjson.loads(text))
+    return Genome.from_json(json.loads(text))
 
 
 def investment_amounts(game: Game, me: int) -> list[int]:
@@ -141,9 +141,9 @@ def policy(genome: Genome, rng: random.Random) -> Decide:
 def load_genome(key: str | None, path: Path | None = None, weights: str | None = None) -> Genome:
     """The genome to play: JSON text, a JSON file, a stored evolution's leader, or the shipped one."""
     if weights is not None:
-        return Genome.from_json(orjson.loads(weights))
+        return Genome.from_json(json.loads(weights))
     if path is not None:
-        return Genome.from_json(orjson.loads(path.read_bytes()))
+        return Genome.from_json(json.loads(path.read_bytes()))
     if key is not None:
         from bots.evolved.store import Store  # platformdirs only when a key is asked for
 
@@ -211,6 +211,8 @@ def key_to_weights(args: Sequence[str]) -> list[str]:
         else:
             continue
         from bots.evolved.store import Store
+
+        import orjson  # the referee's side (see `key_to_weights`): the bot itself reads with json
 
         weights = orjson.dumps(Store(key).leader().to_json()).decode()
         out[span] = ["--weights", weights]

@@ -35,16 +35,15 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import Protocol
-
-import numpy as np
+from typing import TYPE_CHECKING, Protocol
 
 from bots import expert
 from bots.search.evaluation import Weights
-from bots.search.matrix import solve
 from bots.search.mcts import MctsConfig
-from bots.search.mixed import PURIFY, SLACK, purified
 from protocol import _engine
+
+if TYPE_CHECKING:
+    import numpy as np
 from protocol.engine import BUY, INVESTING, Game
 
 __all__ = ["Budget", "Outcome", "Searcher", "AlphaBeta", "MixedAlphaBeta", "Mcts", "ALGORITHMS", "make",
@@ -164,6 +163,12 @@ class MixedAlphaBeta(AlphaBeta):
         if rows is None:
             move = expert.decide(game, me)
             return Outcome(move, {move: 1.0}, 0.0, 0, nodes)
+        # numpy and the matrix solver only here: a bot's start-up is part of its every game, and only this root needs them.
+        import numpy as np
+
+        from bots.search.matrix import solve
+        from bots.search.mixed import PURIFY, SLACK, purified
+
         matrix = np.array(rows)
         equilibrium = solve(matrix)
         strategy = purified(equilibrium, matrix, PURIFY, SLACK)

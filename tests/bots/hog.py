@@ -5,6 +5,8 @@ standard error what it got, then plays simply: `hog.py KIND [ARG]`.
 - forkbomb: start processes until refused (each sleeps), count them;
 - disk GIB: write GIB gibibytes to /tmp/hog, then remove it;
 - cpu SECONDS: burn SECONDS of CPU before answering (every move);
+- child SECONDS: a child process burns SECONDS of CPU, reaped before the answer;
+- thread SECONDS: a second thread burns SECONDS of CPU, joined before the answer;
 - env: print its environment, one NAME=VALUE a line;
 - affinity: print the CPUs it may run on, then try to widen them.
 
@@ -69,6 +71,22 @@ def cpu():
         pass
 
 
+def child():
+    pid = os.fork()
+    if pid == 0:
+        cpu()
+        os._exit(0)
+    os.waitpid(pid, 0)
+
+
+def thread():
+    import threading
+
+    burner = threading.Thread(target=cpu)
+    burner.start()
+    burner.join()
+
+
 def env():
     for name, value in sorted(os.environ.items()):
         botlib.note(f"env: {name}={value}")
@@ -85,7 +103,7 @@ def affinity():
 
 def answer(state, number):
     if number == 1 or kind == "cpu":
-        {"memory": memory, "forkbomb": forkbomb, "disk": disk, "cpu": cpu, "env": env, "affinity": affinity}[kind]()
+        {"memory": memory, "forkbomb": forkbomb, "disk": disk, "cpu": cpu, "child": child, "thread": thread, "env": env, "affinity": affinity}[kind]()
     botlib.send([botlib.simple_move(state)])
 
 
