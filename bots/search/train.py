@@ -2,7 +2,8 @@
 
     python -m bots.search.train DIR [--games N] [--players 2,3,4] [--sets simple,base] [--seed S]
                                     [--chunk G] [--greedy P] [--epsilon E] [--sample F]
-                                    [--policy-weights FILE] [--l2 L] [-o OUT.json] [-j N] [-q]
+                                    [--policy-weights FILE] [--l2 L] [--rounds R] [--iterations I]
+                                    [-o OUT.json] [-j N] [-q]
 
 Why: the hand-tuned weights (weights.json, champion.json) were chosen by a
 few hundred games each, a weight at a time, so they are as good as those
@@ -253,11 +254,15 @@ def accuracy(corpus: Corpus, weights: Weights) -> float:
 
 
 def _commit() -> str:
+    """The checkout's commit, marked when tracked files differ from it (the
+    weights were then made by code no commit holds)."""
     try:
         root = Path(__file__).resolve().parent.parent.parent
-        out = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"], capture_output=True,
-                             text=True, timeout=10)
-        return out.stdout.strip() or "unknown"
+        head = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"], capture_output=True,
+                              text=True, timeout=10).stdout.strip()
+        changed = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+                                 capture_output=True, text=True, timeout=10).stdout.strip()
+        return f"{head} with uncommitted changes" if head and changed else head or "unknown"
     except (OSError, subprocess.SubprocessError):
         return "unknown"
 
@@ -310,6 +315,10 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--policy-weights", default=None, metavar="FILE",
                         help="the greedy players' weights (default: the champion's, bots/search/champion.json)")
     parser.add_argument("--l2", type=float, default=1e-4, help="the fit's L2 penalty (default %(default)s)")
+    parser.add_argument("--rounds", type=int, default=10,
+                        help="rounds of the fit, each with the best opponents fixed (default %(default)s)")
+    parser.add_argument("--iterations", type=int, default=500,
+                        help="L-BFGS iterations a round at most (default %(default)s)")
     parser.add_argument("-o", "--output", type=Path, default=None, help="weights file written (default DIR/weights.json)")
     parser.add_argument("-j", "--workers", type=int, default=1, help="processes playing chunks (default %(default)s)")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
@@ -322,8 +331,8 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     args = list(sys.argv[1:] if argv is None else argv)
     options = parser().parse_args(args)
-    if options.games < 1 or options.chunk < 1 or options.workers < 1:
-        parser().error("--games, --chunk and -j must be at least 1")
+    if min(options.games, options.chunk, options.workers, options.rounds, options.iterations) < 1:
+        parser().error("--games, --chunk, -j, --rounds and --iterations must be at least 1")
     if not (0 <= options.greedy <= 1 and 0 <= options.epsilon <= 1 and 0 < options.sample <= 1):
         parser().error("--greedy and --epsilon must be in [0, 1], --sample in (0, 1]")
     try:
@@ -352,8 +361,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         raise SystemExit(130) from None
     corpus = load_corpus([corpus_dir / f"{c.name}.npz" for c in chunks])
     start = load_weights(packaged=CHAMPION_WEIGHTS_FILE)
-    with click.progressbar(length=10, label="fit (rounds)", file=stream) as bar:
-        weights, loss = fit(corpus, start, options.l2, progress=bar.update)
+    with click.progressbar(length=options.rounds, label="fit (rounds)", file=stream) as bar:
+        weights, loss = fit(corpus, start, options.l2, options.iterations, options.rounds, progress=bar.update)
     hand_loss = _loss(np.array(start.values), corpus, start.scale, 0.0)[0]
     note = (f"Fitted by regression on final outcomes (bots/search/train.py) to {corpus.positions} positions of "
             f"{corpus.games} self-play games of the C core ({'both sets' if len(options.sets) == 2 else 'base' if options.sets[0] else 'simple'}, "
@@ -368,7 +377,8 @@ def main(argv: Sequence[str] | None = None) -> None:
             "games": corpus.games, "positions": corpus.positions, "settings": json.loads(
                 (options.directory / "settings.json").read_text()) | {"players": options.players,
                                                                      "sets": ["base" if b else "simple" for b in options.sets],
-                                                                     "games_per_table": options.games, "l2": options.l2},
+                                                                     "games_per_table": options.games, "l2": options.l2,
+                                                                     "rounds": options.rounds, "iterations": options.iterations},
             "log_loss": loss, "hand_tuned_log_loss": hand_loss,
         },
     }
