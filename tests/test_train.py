@@ -105,3 +105,15 @@ def test_the_fit_finds_what_decides_the_results() -> None:
     values = fitted.as_dict()
     assert values["coins"] > 5 * max(abs(v) for name, v in values.items() if name != "coins")
     assert train.accuracy(corpus, fitted) > 0.97 and train.accuracy(corpus, start) < 0.6
+
+
+def test_the_shipped_learned_weights_name_how_they_were_made_and_evaluate_alike_in_python_and_c() -> None:
+    data = json.loads((Path(train.__file__).parent / "learned.json").read_text())
+    made = data["trained"]
+    assert made["command"].startswith("python -m bots.search.train ") and made["commit"]
+    assert made["games"] >= 200_000 and made["positions"] >= 1_000_000
+    learned = load_weights(packaged="learned.json")
+    for seed in range(40):
+        game = random_state(500 + seed, 2 + seed % 3, seed % 2 == 0)
+        for player in range(game.n_players):
+            assert _engine.evaluate(game, player, learned.values, learned.scale) == evaluate(game, player, learned)
