@@ -117,3 +117,12 @@ def test_the_shipped_learned_weights_name_how_they_were_made_and_evaluate_alike_
         game = random_state(500 + seed, 2 + seed % 3, seed % 2 == 0)
         for player in range(game.n_players):
             assert _engine.evaluate(game, player, learned.values, learned.scale) == evaluate(game, player, learned)
+
+
+def test_compare_judges_weights_files_on_a_corpus_without_fitting(tmp_path: Path, capsys) -> None:
+    shipped = str(Path(train.__file__).parent / "champion.json")
+    train.main([str(tmp_path), *TINY, "--seed", "5", "--compare", shipped, shipped])
+    out = capsys.readouterr().out
+    assert not (tmp_path / "weights.json").exists()
+    rows = [line for line in out.splitlines() if line.startswith(shipped)]
+    assert len(rows) == 2 and rows[0] == rows[1] and "2p " in rows[0] and "3p " in rows[0]

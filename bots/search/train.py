@@ -3,7 +3,7 @@
     python -m bots.search.train DIR [--games N] [--players 2,3,4] [--sets simple,base] [--seed S]
                                     [--chunk G] [--greedy P] [--epsilon E] [--sample F]
                                     [--policy-weights FILE] [--l2 L] [--rounds R] [--iterations I]
-                                    [-o OUT.json] [-j N] [-q]
+                                    [--compare FILE ...] [-o OUT.json] [-j N] [-q]
 
 Why: the hand-tuned weights (weights.json, champion.json) were chosen by a
 few hundred games each, a weight at a time, so they are as good as those
@@ -253,6 +253,24 @@ def accuracy(corpus: Corpus, weights: Weights) -> float:
     return right / decided if decided else 0.0
 
 
+def compare(corpus: Corpus, files: Sequence[str]) -> None:
+    """Prints how well each weights file predicts the corpus's results. The
+    log-loss depends on the weights' scale, which the search hardly cares
+    about, so it is also given at the best single rescaling."""
+    from scipy.optimize import minimize_scalar
+
+    print(f"{corpus.games} games, {corpus.positions} positions")
+    print(f"{'weights':40s} {'log-loss':>9s} {'rescaled':>9s} {'x':>6s} {'accuracy':>9s}  by table size")
+    for name in files:
+        weights = load_weights(name)
+        w = np.array(weights.values)
+        raw = _loss(w, corpus, weights.scale, 0.0)[0]
+        best = minimize_scalar(lambda k: _loss(k * w, corpus, weights.scale, 0.0)[0], bounds=(0.001, 10),
+                               method="bounded")
+        sizes = " ".join(f"{g.features.shape[1]}p {accuracy(Corpus([g], 0, 0), weights):.4f}" for g in corpus.groups)
+        print(f"{name:40s} {raw:9.4f} {best.fun:9.4f} {best.x:6.3f} {accuracy(corpus, weights):9.4f}  {sizes}")
+
+
 def _commit() -> str:
     """The checkout's commit, marked when tracked files differ from it (the
     weights were then made by code no commit holds)."""
@@ -319,6 +337,9 @@ def parser() -> argparse.ArgumentParser:
                         help="rounds of the fit, each with the best opponents fixed (default %(default)s)")
     parser.add_argument("--iterations", type=int, default=500,
                         help="L-BFGS iterations a round at most (default %(default)s)")
+    parser.add_argument("--compare", nargs="+", metavar="FILE", default=None,
+                        help="instead of fitting, judge these weights files on the corpus (a held-out one: "
+                             "another --seed): log-loss, the same at its best rescaling, sign accuracy")
     parser.add_argument("-o", "--output", type=Path, default=None, help="weights file written (default DIR/weights.json)")
     parser.add_argument("-j", "--workers", type=int, default=1, help="processes playing chunks (default %(default)s)")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
@@ -360,6 +381,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         print("\ninterrupted: finished chunks are stored; run the same command to resume", file=sys.stderr)
         raise SystemExit(130) from None
     corpus = load_corpus([corpus_dir / f"{c.name}.npz" for c in chunks])
+    if options.compare:
+        compare(corpus, options.compare)
+        return
     start = load_weights(packaged=CHAMPION_WEIGHTS_FILE)
     with click.progressbar(length=options.rounds, label="fit (rounds)", file=stream) as bar:
         weights, loss = fit(corpus, start, options.l2, options.iterations, options.rounds, progress=bar.update)
