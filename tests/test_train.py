@@ -126,3 +126,16 @@ def test_compare_judges_weights_files_on_a_corpus_without_fitting(tmp_path: Path
     assert not (tmp_path / "weights.json").exists()
     rows = [line for line in out.splitlines() if line.startswith(shipped)]
     assert len(rows) == 2 and rows[0] == rows[1] and "2p " in rows[0] and "3p " in rows[0]
+
+
+def test_a_fixed_weight_stays_where_it_is_held_and_the_others_are_fitted(tmp_path: Path) -> None:
+    train.main([str(tmp_path), *TINY, "--fix", "coins=0.5", "--fix", "race=-4"])
+    data = _weights(tmp_path / "weights.json")
+    assert data["weights"]["coins"] == 0.5 and data["weights"]["race"] == -4
+    assert data["trained"]["settings"]["fixed"] == {"coins": 0.5, "race": -4.0}
+    free = _weights(tmp_path / "weights.json")["weights"]
+    train.main([str(tmp_path), *TINY, "-o", str(tmp_path / "free.json")])
+    assert _weights(tmp_path / "free.json")["weights"]["coins"] != 0.5
+    assert free["points"] != CHAMPION.as_dict()["points"]
+    with pytest.raises(SystemExit):
+        train.main([str(tmp_path), *TINY, "--fix", "charisma=1"])

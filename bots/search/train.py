@@ -2,7 +2,7 @@
 
     python -m bots.search.train DIR [--games N] [--players 2,3,4] [--sets simple,base] [--seed S]
                                     [--chunk G] [--greedy P] [--epsilon E] [--sample F]
-                                    [--policy-weights FILE] [--l2 L] [--rounds R] [--iterations I]
+                                    [--policy-weights FILE] [--l2 L] [--rounds R] [--iterations I] [--fix FEATURE=V]
                                     [--compare FILE ...] [-o OUT.json] [-j N] [-q]
 
 Why: the hand-tuned weights (weights.json, champion.json) were chosen by a
@@ -213,7 +213,7 @@ def _logistic(w: np.ndarray, diff: np.ndarray, y: np.ndarray, scale: float, l2: 
 
 
 def fit(corpus: Corpus, start: Weights, l2: float = 1e-4, iterations: int = 500, rounds: int = 10,
-        progress=lambda _: None) -> tuple[Weights, float]:
+        progress=lambda _: None, fixed: dict[str, float] | None = None) -> tuple[Weights, float]:
     """The weights that maximise the likelihood of the results, from
     `start` (the hand-tuned ones); their mean log-loss. Deterministic.
 
@@ -222,15 +222,22 @@ def fit(corpus: Corpus, start: Weights, l2: float = 1e-4, iterations: int = 500,
     opponent by the current weights, fits that logistic regression (one
     matrix of differences, not regathered per step: a corpus of millions
     of positions fits in seconds instead of an hour), and repeats until
-    the weights stop moving."""
+    the weights stop moving. `fixed` holds some weights at given values
+    (a feature whose worth the self-play games cannot show, like a purse
+    kept for a later buy), fitting the others around them."""
     from scipy.optimize import minimize
 
-    w = np.array(start.values, dtype=np.float64)
+    fixed = fixed or {}
+    unknown = set(fixed) - set(FEATURES)
+    if unknown:
+        raise ValueError(f"unknown features {sorted(unknown)}; expected {list(FEATURES)}")
+    w = np.array([fixed.get(name, value) for name, value in zip(FEATURES, start.values)], dtype=np.float64)
+    bounds = [(fixed[name], fixed[name]) if name in fixed else (None, None) for name in FEATURES]
     for _ in range(rounds):
         pairs = [pair for group in corpus.groups for pair in group.pairs(w)]
         diff = np.concatenate([d for d, _ in pairs]).astype(np.float32)
         y = np.concatenate([r for _, r in pairs])
-        result = minimize(_logistic, w, args=(diff, y, start.scale, l2), jac=True, method="L-BFGS-B",
+        result = minimize(_logistic, w, args=(diff, y, start.scale, l2), jac=True, method="L-BFGS-B", bounds=bounds,
                           options={"maxiter": iterations})
         progress(1)
         moved = float(np.abs(result.x - w).max())
@@ -299,6 +306,16 @@ def _settings_file(directory: Path, settings: Settings) -> None:
         path.write_text(json.dumps(mine, indent=2) + "\n")
 
 
+def _setting(text: str) -> tuple[str, float]:
+    name, sep, value = text.partition("=")
+    if not sep or name not in FEATURES:
+        raise argparse.ArgumentTypeError(f"want FEATURE=VALUE with FEATURE one of {', '.join(FEATURES)}; got {text!r}")
+    try:
+        return name, float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: {value!r} is not a number") from None
+
+
 def _int_list(text: str) -> list[int]:
     try:
         values = [int(x) for x in text.split(",")]
@@ -337,6 +354,8 @@ def parser() -> argparse.ArgumentParser:
                         help="rounds of the fit, each with the best opponents fixed (default %(default)s)")
     parser.add_argument("--iterations", type=int, default=500,
                         help="L-BFGS iterations a round at most (default %(default)s)")
+    parser.add_argument("--fix", action="append", type=_setting, default=[], metavar="FEATURE=VALUE",
+                        help="hold a weight at VALUE and fit the others (repeatable)")
     parser.add_argument("--compare", nargs="+", metavar="FILE", default=None,
                         help="instead of fitting, judge these weights files on the corpus (a held-out one: "
                              "another --seed): log-loss, the same at its best rescaling, sign accuracy")
@@ -386,7 +405,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         return
     start = load_weights(packaged=CHAMPION_WEIGHTS_FILE)
     with click.progressbar(length=options.rounds, label="fit (rounds)", file=stream) as bar:
-        weights, loss = fit(corpus, start, options.l2, options.iterations, options.rounds, progress=bar.update)
+        weights, loss = fit(corpus, start, options.l2, options.iterations, options.rounds, progress=bar.update,
+                            fixed=dict(options.fix))
     hand_loss = _loss(np.array(start.values), corpus, start.scale, 0.0)[0]
     note = (f"Fitted by regression on final outcomes (bots/search/train.py) to {corpus.positions} positions of "
             f"{corpus.games} self-play games of the C core ({'both sets' if len(options.sets) == 2 else 'base' if options.sets[0] else 'simple'}, "
@@ -402,7 +422,8 @@ def main(argv: Sequence[str] | None = None) -> None:
                 (options.directory / "settings.json").read_text()) | {"players": options.players,
                                                                      "sets": ["base" if b else "simple" for b in options.sets],
                                                                      "games_per_table": options.games, "l2": options.l2,
-                                                                     "rounds": options.rounds, "iterations": options.iterations},
+                                                                     "rounds": options.rounds, "iterations": options.iterations,
+                                                                     "fixed": dict(options.fix)},
             "log_loss": loss, "hand_tuned_log_loss": hand_loss,
         },
     }
