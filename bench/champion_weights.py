@@ -1,6 +1,6 @@
 """The champion with one evaluation weight changed, against a fixed opponent.
 
-    python bench/champion_weights.py --set race=-4 [--set firepower=2 ...]
+    python bench/champion_weights.py [--weights FILE] [--set race=-4 [--set firepower=2 ...]]
         [--opponent expert] [--time 0.1] [--openings 48] [--base]
         [--out results/weights] [-j 1]
 
@@ -12,7 +12,9 @@ games go to OUT/<name>.jsonl (in-process through `exploit.matches`,
 resumable: a rerun plays only what is missing), its weights file beside
 them; the table at the end compares every variant stored under OUT for
 that opponent, time and set, so a sweep is one command per value. The
-shipped weights, unchanged, are the variant `shipped`.
+shipped weights, unchanged, are the variant `shipped`; `--weights FILE`
+starts from a whole other weights file instead (a learned evaluation,
+bots/search/train.py), the variant named after the file.
 """
 
 from __future__ import annotations
@@ -43,12 +45,17 @@ def parse_setting(text: str) -> tuple[str, float]:
         raise argparse.ArgumentTypeError(f"{text!r}: {value!r} is not a number") from None
 
 
-def variant_name(settings: list[tuple[str, float]]) -> str:
-    return ",".join(f"{name}={value:g}" for name, value in settings) or "shipped"
+def variant_name(settings: list[tuple[str, float]], weights: str | None = None) -> str:
+    """The variant's name: its changed weights, after the file it starts from if not champion.json."""
+    changes = ",".join(f"{name}={value:g}" for name, value in settings)
+    if weights is None:
+        return changes or "shipped"
+    stem = Path(weights).name.removesuffix(".json")
+    return f"{stem},{changes}" if changes else stem
 
 
-def weights_with(settings: list[tuple[str, float]]) -> Weights:
-    shipped = load_weights(packaged=CHAMPION_WEIGHTS_FILE)
+def weights_with(settings: list[tuple[str, float]], weights: str | None = None) -> Weights:
+    shipped = load_weights(weights, CHAMPION_WEIGHTS_FILE)
     named = shipped.as_dict()
     named.update(settings)
     return Weights.from_dict(named, shipped.scale)
@@ -63,6 +70,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--set", dest="settings", action="append", type=parse_setting, default=[],
                         metavar="FEATURE=VALUE", help="a weight changed from champion.json (repeatable)")
+    parser.add_argument("--weights", default=None, metavar="FILE",
+                        help="the weights file a variant starts from (default: bots/search/champion.json)")
     parser.add_argument("--opponent", default="expert", help="one of our bots, as a BOT text (default %(default)s)")
     parser.add_argument("--time", type=float, default=0.1, help="the champion's CPU seconds a move (default %(default)s)")
     parser.add_argument("--openings", type=int, default=48, help="openings of the suite, each from both seats (default %(default)s)")
@@ -81,9 +90,16 @@ def main() -> None:
     cards = "base" if options.base else "simple"
     group = options.out / f"{options.opponent.split()[0]}-{cards}-{options.time:g}s"
     group.mkdir(parents=True, exist_ok=True)
-    name = variant_name(options.settings)
+    try:
+        weights = weights_with(options.settings, options.weights)
+    except (OSError, ValueError) as problem:
+        parser.error(f"--weights: {problem}")
+    name = variant_name(options.settings, options.weights)
+    if name == "shipped" and options.weights is not None:
+        parser.error("--weights: a file named shipped.json would be mistaken for champion.json; rename it")
     weights_file = group / f"{name}.weights.json"
-    save_weights(weights_with(options.settings), str(weights_file), f"champion.json with {name}")
+    changes = ", ".join(f"{k}={v:g}" for k, v in options.settings) or "nothing changed"
+    save_weights(weights, str(weights_file), f"{options.weights or 'champion.json'}, {changes}")
     match = Match(f"champion --time {options.time:g} --weights {weights_file}", options.opponent,
                   base=options.base, suite=str(SUITES / suite_name(2, options.base)))
     print(f"== {name}: {match.bot} vs {match.opponent}, {cards} set", flush=True)

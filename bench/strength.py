@@ -102,7 +102,8 @@ def _openings(base: bool, players: int) -> dict:
 
 def _champion_matches() -> dict[str, Match]:
     matches: dict[str, Match] = {}
-    opponents = ("random", "expert", "decent-repro", "evolved", "mcts --time 0.5", "alphabeta --time 0.5")
+    opponents = ("random", "expert", "decent-repro", "evolved", "mcts --time 0.5", "alphabeta --time 0.5",
+                 "mcts-v1 --time 0.5", "alphabeta-v1 --time 0.5", "champion-v1 --time 0.5")
     for opponent in opponents:
         short = opponent.split()[0]
         for base in (False, True):
@@ -113,6 +114,9 @@ def _champion_matches() -> dict[str, Match]:
     matches["champion-vs-3-expert-openings"] = Match(CHAMPION, "expert", players=4, **_openings(False, 4))
     for seconds in ("0.1", "2"):  # 0.5 s: champion-expert-simple-openings
         matches[f"champion-{seconds}s-fixed"] = Match(f"champion --time {seconds}", FIXED, **_openings(False, 2))
+    # Strength rises with time, head to head (issue 22: 2 s beats 0.5 s, 0.5 s beats 0.1 s).
+    matches["champion-2s-vs-0.5s"] = Match("champion --time 2", CHAMPION, **_openings(False, 2))
+    matches["champion-0.5s-vs-0.1s"] = Match(CHAMPION, "champion --time 0.1", **_openings(False, 2))
     matches["champion-0.5s-fixed-busy"] = Match(CHAMPION, FIXED, **_openings(False, 2))
     matches["alphabeta-0.5s-fixed"] = Match("alphabeta --time 0.5", FIXED, **_openings(False, 2))
     matches["alphabeta-0.5s-fixed-busy"] = Match("alphabeta --time 0.5", FIXED, **_openings(False, 2))
@@ -120,7 +124,9 @@ def _champion_matches() -> dict[str, Match]:
 
 
 CHAMPION_MATCHES = _champion_matches()
-"""The champion's goals (issue 16), in-process: name -> match."""
+"""The champion's goals (issues 16 and 22), in-process: name -> match. The
+`*-v1` opponents are the search bots before the C core (their Python
+searches), the versions issue 22's goals name."""
 
 
 def champion_summary(db_dir: Path, names: list[str]) -> None:

@@ -30,6 +30,9 @@ BOTS: tuple[BotEntry, ...] = (
     BotEntry("alphabeta", "bots.alphabeta", "paranoid alpha-beta search with a tuned evaluation"),
     BotEntry("decent-repro", "bots.decent_repro", "a reproduction of the original's play_decent"),
     BotEntry("champion", "bots.champion", "alpha-beta that mixes its bids and buys (matrix games), on a CPU-time budget"),
+    BotEntry("mcts-v1", "bots.mcts_v1", "mcts before the C core: the same search in Python (a reference to measure against)"),
+    BotEntry("alphabeta-v1", "bots.alphabeta_v1", "alphabeta before the C core: the same search in Python (a reference to measure against)"),
+    BotEntry("champion-v1", "bots.champion_v1", "champion before the C core: Python, serialised below the root (a reference to measure against)"),
     BotEntry("exploiter", "exploit.bot", "what `exploit` finds: a fixed style, an evolved genome or a best response"),
 )
 

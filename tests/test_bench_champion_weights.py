@@ -45,3 +45,21 @@ def test_an_opponent_that_is_not_ours_is_refused_before_anything_is_written(tmp_
     assert run.returncode == 2
     assert "not one of our bots" in run.stderr and "Traceback" not in run.stderr
     assert not any(tmp_path.iterdir())
+
+
+def test_a_whole_weights_file_is_a_variant_named_after_it(tmp_path: Path) -> None:
+    # The side-by-side of a learned evaluation (bots/search/train.py) and the hand-tuned one.
+    learned = json.loads((ROOT / "bots" / "search" / "champion.json").read_text())
+    learned["weights"]["coins"] = 0.25
+    source = tmp_path / "learned.json"
+    source.write_text(json.dumps(learned))
+    out = tmp_path / "out"
+    run = _run("--weights", str(source), "--set", "race=-2", "--opponent", "random", "--time", "0.02",
+               "--openings", "1", "--out", str(out))
+    assert run.returncode == 0, run.stderr
+    group = out / "random-simple-0.02s"
+    weights = json.loads((group / "learned,race=-2.weights.json").read_text())["weights"]
+    assert weights["coins"] == 0.25 and weights["race"] == -2  # the file's weights, one changed
+    assert [line for line in run.stdout.splitlines() if line.startswith("learned,race=-2 ")]
+    missing = _run("--weights", str(tmp_path / "nowhere.json"), "--out", str(out))
+    assert missing.returncode == 2 and "--weights" in missing.stderr

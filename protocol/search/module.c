@@ -5,8 +5,6 @@
  */
 #include "search.h"
 
-int search_parse_weights(PyObject *obj, double scale, Weights *w);
-
 static const State *game_state(PyObject *game)
 {
     if (!PyObject_TypeCheck(game, &GameType)) {
@@ -165,7 +163,7 @@ int search_module_init(PyObject *module)
 {
     if (PyModule_AddFunctions(module, search_functions) < 0)
         return -1;
-    if (mcts_init(module) < 0 || alphabeta_init(module) < 0)
+    if (mcts_init(module) < 0 || alphabeta_init(module) < 0 || selfplay_init(module) < 0)
         return -1;
     return 0;
 }

@@ -109,7 +109,11 @@ typedef double (*ChildValue)(void *ctx, const State *child, double alpha, double
 double smab_node(const State *s, int me, int them, double alpha, double beta, ChildValue child_value, void *ctx,
                  int *stop, int *bound);
 
+/* Weights from a sequence of NFEAT floats (module.c, alphabeta.c). */
+int search_parse_weights(PyObject *obj, double scale, Weights *w);
+
 int mcts_init(PyObject *module);
+int selfplay_init(PyObject *module);
 int alphabeta_init(PyObject *module);
 
 #endif
