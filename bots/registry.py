@@ -29,6 +29,9 @@ BOTS: tuple[BotEntry, ...] = (
     BotEntry("mcts", "bots.mcts", "simultaneous-move Monte Carlo tree search over the rules engine"),
     BotEntry("alphabeta", "bots.alphabeta", "paranoid alpha-beta search with a tuned evaluation"),
     BotEntry("decent-repro", "bots.decent_repro", "a reproduction of the original's play_decent"),
+    BotEntry("simple-repro", "bots.simple_repro", "a reproduction of the original's play_simple"),
+    BotEntry("points-repro", "bots.points_repro", "a reproduction of the original's play_points"),
+    BotEntry("attack-repro", "bots.attack_repro", "a reproduction of the original's play_attack"),
     BotEntry("champion", "bots.champion", "alpha-beta that mixes its bids and buys (matrix games), on a CPU-time budget"),
     BotEntry("exploiter", "exploit.bot", "what `exploit` finds: a fixed style, an evolved genome or a best response"),
 )
