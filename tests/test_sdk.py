@@ -234,6 +234,9 @@ def test_registry_resolves_every_bot_name_to_a_module_run() -> None:
         "mcts": "bots.mcts",
         "alphabeta": "bots.alphabeta",
         "decent-repro": "bots.decent_repro",
+        "simple-repro": "bots.simple_repro",
+        "points-repro": "bots.points_repro",
+        "attack-repro": "bots.attack_repro",
         "champion": "bots.champion",
         "exploiter": "exploit.bot",
     }

@@ -48,6 +48,7 @@ def test_the_evaluation_is_the_reference_to_the_bit() -> None:
             assert _engine.evaluate_all(game, weights.values, weights.scale) == evaluate_all(game, weights)
             for player in range(game.n_players):
                 assert _engine.evaluate(game, player, weights.values, weights.scale) == evaluate(game, player, weights)
+                assert core.value(game, player, weights) == (1.0 + evaluate(game, player, weights)) / 2.0
 
 
 def _choices(count: int, players: tuple[int, ...]) -> list[Game]:

@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 from protocol.engine import BUY, INVESTING, Game
 
 __all__ = ["Budget", "Outcome", "Searcher", "AlphaBeta", "MixedAlphaBeta", "Mcts", "ALGORITHMS", "make",
-           "candidate_moves"]
+           "candidate_moves", "value"]
 
 MAX_DEPTH = 64
 
@@ -107,6 +107,14 @@ class Searcher(Protocol):
 def candidate_moves(game: Game, player: int) -> list[int]:
     """The moves the searches branch over (bots.search.actions.candidate_moves, in C)."""
     return _engine.candidate_moves(game, player)
+
+
+def value(game: Game, me: int, weights: Weights) -> float:
+    """`me`'s prospects in (0, 1) by the searches' evaluation (in C;
+    bots.search.evaluation.evaluate is its reference, in (-1, 1)): the
+    leaf value of a search that stops before the game ends, such as the
+    exploiter's cut rollouts. Meaningful for a game that is not over."""
+    return (1.0 + _engine.evaluate(game, me, weights.values, weights.scale)) / 2.0
 
 
 def _limits(budget: Budget) -> tuple[float, float]:
