@@ -41,11 +41,11 @@ import os
 import random
 import sys
 from collections.abc import Callable, Iterable, Sequence
+from protocol.engine import Game, move_to_wire
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up)
 if TYPE_CHECKING:
     from typing import Any, BinaryIO
-
-from protocol.engine import Game, move_to_wire
 
 Decide = Callable[[Game, int], int]
 """Chooses the engine move (int; a card id or PASS when buying) of player `me`."""

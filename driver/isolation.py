@@ -354,7 +354,7 @@ class CpuMeter:
     def __init__(self, init: int, group: Path | None) -> None:
         self.init = init
         self.group = group
-        self._open: dict[int, tuple[int, dict[str, int]]] = {}  # pid -> (stat fd, {task: children fd})
+        self._open: dict[int, tuple[int, dict[int, int]]] = {}  # pid -> (stat fd, {task: children fd})
         self._group_fd: int | None = None
 
     def seconds(self) -> float | None:

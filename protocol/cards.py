@@ -12,27 +12,39 @@ _FIELDS = ("id", "name", "cost", "atk", "def_", "per_player", "points", "attacks
            "coins", "bean", "buys")
 
 
-class Card(namedtuple("_Card", _FIELDS, defaults=(0, 1, 1, 0, (0, 0, 0), False, (0, 0, 0)))):
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up)
+if TYPE_CHECKING:
+    from typing import NamedTuple
+
+    class _CardFields(NamedTuple):
+        """The fields as type checkers see them (the same as `_FIELDS`)."""
+
+        id: int
+        name: str
+        cost: int | None
+        atk: int | None
+        def_: int | None
+        per_player: int
+        points: int = 0
+        attacks: int = 1
+        defends: int = 1
+        defend_coins: int = 0
+        coins: tuple[int, int, int] = (0, 0, 0)  # income on days 1, 2, 3
+        bean: bool = False  # Magic Bean Stock: + running coins // 3
+        buys: tuple[int, int, int] = (0, 0, 0)  # extra buys on days 1, 2, 3
+else:
+    _CardFields = namedtuple("_Card", _FIELDS, defaults=(0, 1, 1, 0, (0, 0, 0), False, (0, 0, 0)))
+
+
+class Card(_CardFields):
     """One card's rules. ``None`` means the card has no such level or cost.
 
-    A named tuple, not a dataclass (nor typing.NamedTuple): every bot
-    imports this table, and `dataclasses` (with the `inspect` it pulls in)
-    was a fifth of a bot's start-up, `typing` another few milliseconds."""
+    A named tuple, not a dataclass (nor typing.NamedTuple at run time):
+    every bot imports this table, and `dataclasses` (with the `inspect` it
+    pulls in) was a fifth of a bot's start-up, `typing` another few
+    milliseconds."""
 
     __slots__ = ()
-    id: int
-    name: str
-    cost: int | None
-    atk: int | None
-    def_: int | None
-    per_player: int
-    points: int  # default 0
-    attacks: int  # default 1
-    defends: int  # default 1
-    defend_coins: int  # default 0
-    coins: tuple[int, int, int]  # income on days 1, 2, 3; default none
-    bean: bool  # Magic Bean Stock: + running coins // 3
-    buys: tuple[int, int, int]  # extra buys on days 1, 2, 3; default none
 
     @property
     def can_attack(self) -> bool:

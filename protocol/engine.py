@@ -8,12 +8,12 @@ a game from a received state (:meth:`Game.from_wire`) and converting moves
 """
 from __future__ import annotations
 
+import protocol._engine as _engine  # the C core (protocol/_engine.c): no stubs, its Python face is this module
+from protocol.cards import BASE, CARDS, NAME_TO_ID, NAMES, PASS, PASS_NAME, SIMPLE, STIPEND
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: every bot imports this module
 if TYPE_CHECKING:
     from typing import Any, Sequence
-
-import protocol._engine as _engine  # the C core (protocol/_engine.c): no stubs, its Python face is this module
-from protocol.cards import BASE, CARDS, NAME_TO_ID, NAMES, PASS, PASS_NAME, SIMPLE, STIPEND
 
 __all__ = [
     "Game",

@@ -6,7 +6,6 @@ Python bot's whole start-up."""
 from __future__ import annotations
 
 import subprocess
-import sys
 
 import pytest
 

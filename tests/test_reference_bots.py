@@ -5,7 +5,6 @@ champion's goals are measured against the versions issue 22 names."""
 from __future__ import annotations
 
 import subprocess
-import sys
 
 import orjson
 import pytest
