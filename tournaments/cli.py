@@ -28,6 +28,7 @@ from driver.options import (
     isolation_option,
     max_days_option,
     ray_address_option,
+    ray_working_dir_option,
     startup_or_default,
     time_control_options,
     timeout_option,
@@ -90,6 +91,7 @@ def _play_options(f: F) -> F:
         click.option("--backend", type=click.Choice(["local", "ray"]), default=None,
                      help="Worker processes here, or Ray tasks. [default: local; ray with --ray-address]"),
         ray_address_option,
+        ray_working_dir_option,
         click.option("--reuse", is_flag=True,
                      help="Keep each bot's process alive across its games (one that exits after a game is"
                      " restarted; a kept process is seeded by its first game only)."),
@@ -154,6 +156,7 @@ def _playing_args(kw: dict[str, Any]) -> dict[str, Any]:
         "backend": backend,
         "concurrency": kw["concurrency"],
         "ray_address": kw["ray_address"] if backend == "ray" else None,
+        "ray_working_dir": kw["ray_working_dir"],
         "progress": True,
         "reuse": kw["reuse"],
         "options": PlayOptions(
