@@ -50,3 +50,18 @@ def test_a_node_starts_our_bots_with_its_own_interpreter() -> None:
     rec = play(Job("rr/0.1/0", ("a", "b"), (elsewhere, elsewhere), PlayOptions(max_days=3)))
     assert rec.fault_seat is None and rec.fault_reason is None
     assert rec.moves > 0
+
+
+def test_a_working_dir_without_ray_is_refused_before_any_game(tmp_path: Path) -> None:
+    """--ray-working-dir ships bots to Ray nodes: with the local backend it
+    would silently do nothing, so it is refused, and no database is left."""
+    from click.testing import CliRunner
+
+    from tournaments.cli import tournament_main
+
+    db = tmp_path / "t.sqlite"
+    done = CliRunner().invoke(tournament_main, ["round-robin", "random", "random", "--db", str(db),
+                                                "--ray-working-dir", str(tmp_path)])
+    assert done.exit_code == 2, done.output
+    assert "--ray-working-dir is for --backend ray" in done.output
+    assert not db.exists()
