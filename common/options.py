@@ -7,6 +7,7 @@ own options (isolation, per-bot time controls and variables) are in
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 import click
@@ -67,6 +68,15 @@ ray_address_option = click.option(
     metavar="ADDR",
     help="Ray cluster to run on (also the RAY_ADDRESS variable; 'auto': the local cluster)."
     " [default: a Ray instance started here]",
+)
+ray_working_dir_option = click.option(
+    "--ray-working-dir",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    default=None,
+    metavar="DIR",
+    help="A folder sent with the job to every Ray node and made each worker's current directory"
+    " (Ray's runtime_env working_dir): bots given by paths relative to it run on nodes that share"
+    " no folder with this one. Run the command from DIR itself (its bots are checked here first).",
 )
 
 

@@ -15,7 +15,7 @@ for bad input (nothing played, no file left behind), ValueError for
 impossible parameters.
 
 Common keyword arguments: `db`, `backend` ("local" or "ray"),
-`concurrency`, `ray_address`, `options` (PlayOptions), `progress`
+`concurrency`, `ray_address`, `ray_working_dir`, `options` (PlayOptions), `progress`
 (progress on stderr), `reuse`, `new` (start a tournament beside a
 stored one that differs from this one instead of refusing); and for the
 formats `seed` (fixes the openings, each game's seed and elimination's
@@ -51,6 +51,7 @@ def playing(
     backend: str = "local",
     concurrency: int | None = None,
     ray_address: str | None = None,
+    ray_working_dir: str | Path | None = None,
     progress: bool = False,
     reuse: bool | None = None,
     new: bool = False,
@@ -58,8 +59,10 @@ def playing(
     """A backend to play games into an open store (closed on exit).
     `reuse` keeps each bot's process alive across its games in a worker:
     True for every bot, False for none, None (the default) for those the
-    tournament's start-up probe finds reusable (`driver.probe`)."""
-    be = make_backend(backend, concurrency, ray_address)
+    tournament's start-up probe finds reusable (`driver.probe`);
+    `ray_working_dir` is sent to every Ray worker as its current directory
+    (the bots' files, for nodes that share no folder with this one)."""
+    be = make_backend(backend, concurrency, ray_address, ray_working_dir)
     try:
         yield Context(store, be, options or PlayOptions(), progress, reuse, new)
     finally:

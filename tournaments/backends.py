@@ -143,12 +143,25 @@ def _stop_worker(signum: int, frame: object) -> None:
     os._exit(128 + signum)
 
 
+# Times Ray plays a game again after losing its worker or node (never after
+# an exception raised by the game): a cluster that loses a node finishes.
+_NODE_LOSS_RETRIES = 3
+
+
 class RayBackend:
     """Games as Ray tasks. Connects to the cluster at `address` (--ray-address,
-    or the RAY_ADDRESS variable), or starts a local Ray instance; bots must
-    be runnable on every node."""
+    or the RAY_ADDRESS variable), or starts a local Ray instance.
 
-    def __init__(self, concurrency: int | None, address: str | None = None) -> None:
+    Bots must be runnable on every node: `working_dir` (--ray-working-dir)
+    is sent with the job (Ray's runtime environment) and is each worker's
+    current directory, so bots given by paths relative to it run on nodes
+    that share no folder with this one. A game whose node dies (or whose
+    worker is killed) is played again elsewhere: its result was never
+    stored, and one that raises is not retried (the referee handles the
+    bots' faults; an exception is a bug to report, not to repeat)."""
+
+    def __init__(self, concurrency: int | None, address: str | None = None,
+                 working_dir: str | os.PathLike[str] | None = None) -> None:
         try:
             import ray
         except ImportError:
@@ -157,6 +170,8 @@ class RayBackend:
             ) from None
         self._ray = ray
         address = address or os.environ.get("RAY_ADDRESS") or None
+        if working_dir is not None and not os.path.isdir(working_dir):
+            raise TournamentError(f"--ray-working-dir {os.fspath(working_dir)!r} is not a folder")
         if not ray.is_initialized():
             ray.init(
                 address=address,
@@ -164,8 +179,11 @@ class RayBackend:
                 include_dashboard=False,
                 log_to_driver=False,
                 configure_logging=False,
+                runtime_env={"working_dir": os.fspath(working_dir)} if working_dir is not None else None,
             )
-        self._task = ray.remote(num_cpus=1, max_retries=0)(play)
+        elif working_dir is not None:
+            raise TournamentError("--ray-working-dir needs a Ray connection of its own (Ray is already started here)")
+        self._task = ray.remote(num_cpus=1, max_retries=_NODE_LOSS_RETRIES)(play)
         self.slots = concurrency or max(1, int(ray.cluster_resources().get("CPU", 1)))  # type: ignore[no-untyped-call]
 
     def submit(self, job: Job) -> Any:
@@ -183,9 +201,12 @@ class RayBackend:
         """Leave the Ray instance up: other runs in this process may reuse it."""
 
 
-def make_backend(name: str, concurrency: int | None, ray_address: str | None = None) -> Backend:
+def make_backend(name: str, concurrency: int | None, ray_address: str | None = None,
+                 ray_working_dir: str | os.PathLike[str] | None = None) -> Backend:
     if name == "local":
+        if ray_working_dir is not None:
+            raise TournamentError("--ray-working-dir is for --backend ray")
         return LocalBackend(concurrency or default_concurrency())
     if name == "ray":
-        return RayBackend(concurrency, ray_address)
+        return RayBackend(concurrency, ray_address, ray_working_dir)
     raise TournamentError(f"unknown backend {name!r} (local, ray)")

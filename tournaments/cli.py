@@ -28,6 +28,7 @@ from common.options import (
     fair_option,
     max_days_option,
     ray_address_option,
+    ray_working_dir_option,
     timeout_option,
     VersionedGroup,
     version_option,
@@ -89,6 +90,7 @@ def _play_options(f: F) -> F:
         click.option("--backend", type=click.Choice(["local", "ray"]), default=None,
                      help="Worker processes here, or Ray tasks. [default: local; ray with --ray-address]"),
         ray_address_option,
+        ray_working_dir_option,
         click.option("--reuse/--no-reuse", default=None,
                      help="Keep every bot's process alive across its games, or start a new one for each game"
                      " (repeatable runs of seeded bots). [default: keep those the start-up probe finds reusable;"
@@ -150,6 +152,7 @@ def _playing_args(kw: dict[str, Any]) -> dict[str, Any]:
         "backend": backend,
         "concurrency": kw["concurrency"],
         "ray_address": kw["ray_address"] if backend == "ray" else None,
+        "ray_working_dir": kw["ray_working_dir"],
         "progress": True,
         "reuse": kw["reuse"],
         "options": PlayOptions.from_options(kw),  # the game settings and --bot-option

@@ -7,7 +7,9 @@ the bots' standard error already compressed.
 
 from __future__ import annotations
 
+import dataclasses
 import multiprocessing.util
+import sys
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -85,11 +87,12 @@ def play(job: Job) -> GameRecord:
 
     opts = job.options
     game_options = opts.game_options(job.seats, job.opening, job.seed)
+    specs = [_on_this_node(spec) for spec in job.specs]
     started = time.time()
     if any(job.kept()):
-        res = _kept.play(job.specs, game_options, job.kept())
+        res = _kept.play(specs, game_options, job.kept())
     else:
-        res = play_game(list(job.specs), game_options)
+        res = play_game(specs, game_options)
     fault_seat, fault_reason = res.fault if res.fault else (None, None)
     return GameRecord(
         key=job.key,
@@ -109,6 +112,17 @@ def play(job: Job) -> GameRecord:
         digest=trace_digest(res.trace),
         cpu=compress_times(res.answer_cpu),
     )
+
+
+def _on_this_node(spec: Any) -> Any:
+    """Our named bots under this worker's interpreter: the parent's path to
+    its own (a virtual environment on the machine that started the run)
+    need not exist on a Ray node, which runs the arena it has installed."""
+    from bots import registry
+
+    if registry.owns(spec.argv) and spec.argv[0] != sys.executable:
+        return dataclasses.replace(spec, argv=(sys.executable, *spec.argv[1:]))
+    return spec
 
 
 class _KeptBots:

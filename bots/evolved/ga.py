@@ -287,7 +287,10 @@ def ray_backend(address: str | None = None) -> Iterator[tuple[Mapper, int]]:
     started = not ray.is_initialized()
     if started:
         ray.init(address=address, ignore_reinit_error=True, log_to_driver=False)
-    remotes = {fn: ray.remote(fn) for fn in (play_tournaments, play_outside)}
+    # Spread over the nodes: a generation is a few batches submitted at once,
+    # and Ray's default packs them onto the submitting node first (in CI, on
+    # a loaded machine, every batch ran on the head of a two-node cluster).
+    remotes = {fn: ray.remote(scheduling_strategy="SPREAD")(fn) for fn in (play_tournaments, play_outside)}
 
     def mapper(fn: Callable[..., Any], tasks: list[tuple[Any, ...]]) -> list[Any]:
         return ray.get([remotes[fn].remote(*t) for t in tasks])
