@@ -26,23 +26,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bots.search.evaluation import CHAMPION_WEIGHTS_FILE, FEATURES, Weights, load_weights, save_weights  # noqa: E402
+from bots.search.evaluation import CHAMPION_WEIGHTS_FILE, Weights, load_weights, save_weights  # noqa: E402
+from bots.search.train import parse_setting  # noqa: E402
 from driver.botspec import BotSpecError  # noqa: E402
 from exploit.matches import Match, play_match, tally  # noqa: E402
 from exploit.target import resolve_target  # noqa: E402
 from tournaments.make_suites import SUITES  # noqa: E402
 from tournaments.openings import suite_name  # noqa: E402
-
-
-def parse_setting(text: str) -> tuple[str, float]:
-    """FEATURE=VALUE, with FEATURE one of the evaluation's features."""
-    name, sep, value = text.partition("=")
-    if not sep or name not in FEATURES:
-        raise argparse.ArgumentTypeError(f"want FEATURE=VALUE with FEATURE one of {', '.join(FEATURES)}; got {text!r}")
-    try:
-        return name, float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r}: {value!r} is not a number") from None
 
 
 def variant_name(settings: list[tuple[str, float]], weights: str | None = None) -> str:

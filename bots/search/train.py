@@ -306,7 +306,8 @@ def _settings_file(directory: Path, settings: Settings) -> None:
         path.write_text(json.dumps(mine, indent=2) + "\n")
 
 
-def _setting(text: str) -> tuple[str, float]:
+def parse_setting(text: str) -> tuple[str, float]:
+    """FEATURE=VALUE, with FEATURE one of the evaluation's features (--fix here, --set in bench/champion_weights.py)."""
     name, sep, value = text.partition("=")
     if not sep or name not in FEATURES:
         raise argparse.ArgumentTypeError(f"want FEATURE=VALUE with FEATURE one of {', '.join(FEATURES)}; got {text!r}")
@@ -354,7 +355,7 @@ def parser() -> argparse.ArgumentParser:
                         help="rounds of the fit, each with the best opponents fixed (default %(default)s)")
     parser.add_argument("--iterations", type=int, default=500,
                         help="L-BFGS iterations a round at most (default %(default)s)")
-    parser.add_argument("--fix", action="append", type=_setting, default=[], metavar="FEATURE=VALUE",
+    parser.add_argument("--fix", action="append", type=parse_setting, default=[], metavar="FEATURE=VALUE",
                         help="hold a weight at VALUE and fit the others (repeatable)")
     parser.add_argument("--compare", nargs="+", metavar="FILE", default=None,
                         help="instead of fitting, judge these weights files on the corpus (a held-out one: "
