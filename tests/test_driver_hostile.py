@@ -107,10 +107,11 @@ def test_attacks_fail_in_a_tournament_playing_two_games_at_once(user: User, logs
     db = user.workdir / "hostile.sqlite"
     bots = [f"{name}={user.bot(name + '.py')}" for name in ["victim", *ATTACKS]]
     # From the start: the referee plays an opening's moves itself, and the
-    # victim's log is compared with every state traced for its seat.
+    # victim's log is compared with every state traced for its seat, so each
+    # game gets new processes (--no-reuse: a kept bot's log spans its games).
     command = user.tournament(
         "round-robin", *bots, "--games", "1", "--openings", "none", "-j", "2",
-        "--max-days", "4", "--timeout", "10", "--db", str(db),
+        "--max-days", "4", "--timeout", "10", "--db", str(db), "--no-reuse",
     )
     env = {**user.env, MARK_VARIABLE: mark, "ECONOMANCY_TEST_LOGS": str(logs)}
     done = subprocess.run(command, env=env, cwd=ROOT, capture_output=True, timeout=600)

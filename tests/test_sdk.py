@@ -238,6 +238,9 @@ def test_registry_resolves_every_bot_name_to_a_module_run() -> None:
         "points-repro": "bots.points_repro",
         "attack-repro": "bots.attack_repro",
         "champion": "bots.champion",
+        "mcts-v1": "bots.mcts_v1",
+        "alphabeta-v1": "bots.alphabeta_v1",
+        "champion-v1": "bots.champion_v1",
         "exploiter": "exploit.bot",
     }
     assert [name for name, _ in registry.names()] == list(expected)

@@ -97,6 +97,14 @@ def _cli(*args: str) -> list[str]:
     return [sys.executable, "-c", "import sys; from arena.cli import driver_main; driver_main()", *args]
 
 
+def _connected(server: Server, name: str) -> bool:
+    """Whether the remote bot `name` has a connection to `server` now."""
+    try:
+        return bool(server.get(f"/api/remote/{name}").get("connections"))
+    except (OSError, ValueError):  # not connected yet (404), or the server between two lives
+        return False
+
+
 def test_a_ladder_with_a_remote_bot_goes_on_through_a_server_restart(tmp_path: Path) -> None:
     db = tmp_path / "ladder.sqlite"
     port, tcp = free_port(), free_port()
@@ -106,14 +114,20 @@ def test_a_ladder_with_a_remote_bot_goes_on_through_a_server_restart(tmp_path: P
                               stderr=open(tmp_path / "bridge.log", "wb"), env=env)
     ladder = [sys.executable, "-c", "from arena.cli import ladder_main; ladder_main()"]
     try:
+        # The bridge first: a ladder started before its bot is connected has
+        # nobody to play (a busy machine may take seconds to start the bridge).
+        deadline = time.monotonic() + 120
+        while not _connected(server, "faraway") and time.monotonic() < deadline and bridge.poll() is None:
+            time.sleep(0.2)
+        assert _connected(server, "faraway"), (tmp_path / "bridge.log").read_text(errors="replace")
         for name, bot in (("faraway", "remote:faraway"), ("rnd", "random")):
             subprocess.run([*ladder, "add", name, bot, "--db", str(db)], check=True, env=env, timeout=60)
         run = subprocess.Popen([*ladder, "run", "--games", "8", "-j", "1", "--max-days", "12", "--db", str(db), "--json"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
         deadline = time.monotonic() + 120
-        while _ladder_games(db) < 3 and time.monotonic() < deadline:
+        while _ladder_games(db) < 3 and time.monotonic() < deadline and run.poll() is None:
             time.sleep(0.2)
-        assert _ladder_games(db) >= 3
+        assert _ladder_games(db) >= 3, run.stderr.read().decode(errors="replace") if run.poll() is not None else "no game"
         server.stop(signal.SIGKILL)  # mid-ladder
         time.sleep(1.0)
         server = Server(db).start(port, tcp)  # back on the same address: the bridge and the relays find it
