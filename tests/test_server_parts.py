@@ -198,7 +198,9 @@ def test_the_journal_is_written_once_per_round_not_once_per_line(tmp_path, monke
     writes = []
     real = os.write
     monkeypatch.setattr(os, "write", lambda fd, data: (writes.append(fd) if fd == tap._fd else None) or real(fd, data))
-    seats = [SeatRun(f"r{i}", 10.0, spec=parse_bot("random")) for i in range(2)]
+    # Seeded: these two random bots play all 6 days (64 lines); unseeded, a
+    # game could end on day 2 with too few rounds to tell lines from rounds.
+    seats = [SeatRun(f"r{i}", 10.0, spec=parse_bot(f"random --seed {30 + i}")) for i in range(2)]
     result = referee_game(seats, GameOptions(max_days=6), tap)
     assert journal.read_bytes().splitlines() == result.trace  # every line, in order
     assert len(result.trace) > 30 and len(writes) < len(result.trace) / 2, (len(writes), len(result.trace))
