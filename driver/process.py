@@ -256,14 +256,20 @@ class ProcessHandle:
         if self._meter is not None:
             self._meter.close()
             self._meter = None
-        for name in ("pidfd", "_report"):
-            fd = getattr(self, name)
-            if fd is not None:
-                try:
-                    os.close(fd)
-                except OSError:
-                    pass
-                setattr(self, name, None)
+        _close_fd_attributes(self, ("pidfd", "_report"))
+
+
+def _close_fd_attributes(owner: object, names: tuple[str, ...]) -> None:
+    """Close the descriptors held in `owner`'s attributes `names` and set
+    them to None, so that a second close (a group released twice) is a no-op."""
+    for name in names:
+        fd = getattr(owner, name)
+        if fd is not None:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+            setattr(owner, name, None)
 
 
 class LineChannel:
@@ -942,14 +948,7 @@ class BotGroup:
         for bot in self.bots:
             if bot.process is not None:
                 bot.process.close_fds()
-            for name in ("stdin_fd", "stdout_fd", "stderr_fd"):
-                fd = getattr(bot, name)
-                if fd is not None:
-                    try:
-                        os.close(fd)
-                    except OSError:
-                        pass
-                    setattr(bot, name, None)
+            _close_fd_attributes(bot, ("stdin_fd", "stdout_fd", "stderr_fd"))
         self.selector.close()
 
     def __enter__(self) -> BotGroup:

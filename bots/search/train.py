@@ -47,6 +47,7 @@ from pathlib import Path
 
 import numpy as np
 
+from common.settings import MAX_DAYS
 from bots.search.evaluation import CHAMPION_WEIGHTS_FILE, FEATURES, Weights, load_weights
 
 NFEAT = len(FEATURES)
@@ -67,7 +68,7 @@ class Settings:
     greedy: float = 0.5
     epsilon: float = 0.1
     sample: float = 0.25
-    max_days: int = 100
+    max_days: int = MAX_DAYS
     policy_weights: str = "champion.json"
     policy_values: tuple[float, ...] = ()
     scale: float = 10.0
