@@ -181,9 +181,8 @@ async def server_run(url: str, pairs: int, seconds: float, max_days: int) -> tup
 
 
 def stdio_run(pairs: int, seconds: float, max_days: int, tmp: Path) -> tuple[int, list[float], float]:
-    from driver.botspec import BotSpec
     from driver.game import GameOptions, play_game
-    from driver.process import BotGroup, BotProcess
+    from driver.process import BotGroup, BotProcess, respawner
 
     finished = 0
     lock = threading.Lock()
@@ -193,14 +192,13 @@ def stdio_run(pairs: int, seconds: float, max_days: int, tmp: Path) -> tuple[int
         procs = [BotProcess((sys.executable, "-c", RANDOM_STDIO_BOT, str(2 * k + i), str(tmp / f"lat{k}-{i}")),
                             f"b{2 * k + i}", isolation="none") for i in range(2)]  # they write their latencies to tmp; the server run's bots are not isolated either
         groups.append(procs)
-    specs = [BotSpec((), "a"), BotSpec((), "b")]
     begin = time.monotonic()
     stop_at = begin + seconds
 
     def worker(procs: list[BotProcess]) -> None:
         nonlocal finished
         while time.monotonic() < stop_at:
-            play_game(specs, options, group=BotGroup(procs))
+            play_game(procs, options, restart=respawner(procs))
             if time.monotonic() <= stop_at:
                 with lock:
                     finished += 1

@@ -28,9 +28,9 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol
 
 from driver.botspec import BotOptions, BotSpec
 from driver.isolation import Fence
@@ -44,6 +44,8 @@ from common.settings import LINE_LIMIT, STDERR_LIMIT, STARTUP, GameSettings
 __all__ = [
     "GameOptions",
     "GameResult",
+    "Seat",
+    "OnRound",
     "STARTUP",
     "play_game",
     "start_group",
@@ -55,9 +57,6 @@ __all__ = [
     "is_meta",
     "game_lines",
 ]
-
-G = TypeVar("G", bound=BotGroup)
-
 
 class TraceSink(Protocol):
     """Where the referee writes its trace, a round at a time, once the round
@@ -171,76 +170,85 @@ class GameResult:
     opening, a network seat, a bot gone)."""
 
 
-def start_group(
-    bots: Sequence[BotSpec],
-    options: GameOptions,
-    given: Mapping[int, LineChannel] | None = None,
-    group: type[G] = BotGroup,  # type: ignore[assignment]
-) -> G:
-    """Start a game's bots as the referee does: each seat's command (day
-    limit, seed), under its isolation (`GameOptions.isolation_for`) and
-    `options`' limits. Seats in `given`
-    take that endpoint as it is (a network seat: `driver.process.PipeEndpoint`).
-    Raises BotStartError (its `seat` set) if one cannot start, after
-    stopping those it started."""
-    return group.spawn(
+Seat = BotSpec | LineChannel
+"""What plays at one seat of a game: a bot that the referee starts for the
+game and ends after it (`BotSpec`), or a channel that someone else started
+and ends (`LineChannel`: a bot process kept across games, a network seat,
+a person's seat)."""
+
+OnRound = Callable[[list[int], bytes], None]
+"""`on_round(seats, question)`: the referee has sent a round's states to
+`seats` (in seat order) and written every line of the rounds before; the
+state sent to the first of them (`question`, which shows no hidden choice)."""
+
+
+def start_group(seats: Sequence[Seat], options: GameOptions,
+                restart: Callable[[int], LineChannel] | None = None) -> BotGroup:
+    """Start a game's bots as the referee does: each `BotSpec` seat's
+    command (day limit, seed), under its isolation
+    (`GameOptions.isolation_for`) and `options`' limits; a `LineChannel`
+    seat takes its place as it is. `restart`: see `BotGroup`. Raises
+    BotStartError (its `seat` set) if one cannot start, after stopping
+    those it started."""
+    return BotGroup.spawn(
         [
-            given[seat]
-            if given and seat in given
-            else (options.launch(b, seat), b.name, options.isolation_for(b), options.fence(seat))
-            for seat, b in enumerate(bots)
+            seat if isinstance(seat, LineChannel)
+            else (options.launch(seat, i), seat.name, options.isolation_for(seat), options.fence(i))
+            for i, seat in enumerate(seats)
         ],
         isolation=options.isolation,
         line_limit=options.line_limit,
         stderr_limit=options.stderr_limit,
+        restart=restart,
     )
 
 
 def play_game(
-    bots: Sequence[BotSpec],
+    seats: Sequence[Seat],
     options: GameOptions,
     trace_out: TraceSink | None = None,
-    group: BotGroup | Callable[[], BotGroup] | None = None,
+    *,
+    restart: Callable[[int], LineChannel] | None = None,
+    on_round: OnRound | None = None,
 ) -> GameResult:
-    """Play one game between bot processes (2 to 4 BotSpecs, seat order).
+    """Play one game (2 to 4 seats, in seat order).
 
-    Every bot process, and everything it started, is gone when this
-    returns; unless `group` is given: then the game is played on those
-    running bots (one per seat) and the group is detached, not closed, so
-    that they can play on (replace those no longer `reusable`; `group.bots`
-    may hold processes restarted during the game). `group` may also be a
-    function that starts the group (see `start_group`): it is called where
-    the bots would be started, so that a bot that cannot start forfeits
-    as usual, and the group it returns is detached too (the caller closes it).
+    A `BotSpec` seat is the referee's: started when the game starts (one
+    that cannot start forfeits) and, with everything it started, gone
+    when this returns. A `LineChannel` seat is its owner's: the game is
+    played on it as it is and it is let go of, never ended, so that it
+    can play on (its owner ends it; `LineChannel.reusable` says whether it
+    may start another game). A channel that has finished a game before
+    and closes before its first answer of this one is not at fault (a
+    bot may exit after a game's end): `restart(seat)`, its owner's,
+    replaces it (see `driver.process.BotGroup`); without `restart` it
+    forfeits. `on_round`: told each time the referee waits for a round.
 
     If it is cut off (Ctrl-C, SIGTERM, an error of its own) before the
     game is over, the trace ends with `{"meta":"aborted","reason":...}`.
     Trace lines go out one resolved round at a time, so that a trace file
     never shows one player's hidden choice while another is still asked.
+    A `PipeEndpoint` seat whose holder `abandoned` the game ends it that
+    way too: the referee raises what it was given.
     """
-    if not 2 <= len(bots) <= 4:
-        raise ValueError(f"a game needs 2 to 4 bots, not {len(bots)}")
-    if isinstance(group, BotGroup) and len(group.bots) != len(bots):
-        raise ValueError(f"{len(bots)} bots but a group of {len(group.bots)} processes")
+    if not 2 <= len(seats) <= 4:
+        raise ValueError(f"a game needs 2 to 4 bots, not {len(seats)}")
     started = time.monotonic()
-    game = Game(len(bots), base=options.base, max_days=options.max_days)
+    game = Game(len(seats), base=options.base, max_days=options.max_days)
     opening = list(options.opening or ())
     if opening:
         play_opening(game.copy(), opening)  # OpeningError (a ValueError) before any bot starts
     trace = _Trace(trace_out)
-    names = [b.name for b in bots]
-    keep = group is not None
+    names = [seat.name for seat in seats]
+    ours = [i for i, seat in enumerate(seats) if not isinstance(seat, LineChannel)]
     try:
-        if group is None:
-            group = start_group(bots, options)
-        elif not isinstance(group, BotGroup):
-            group = group()
+        group = start_group(seats, options, restart)
     except BotStartError as e:
         game.forfeit(e.seat, str(e.strerror))
         trace.emit(dumps(header_record(names)))
         trace.end(dumps(game.to_wire()))
         trace.flush()
-        return GameResult(None, game.fault, 0, 0, time.monotonic() - started, trace.lines, [b""] * len(bots))
+        return GameResult(None, game.fault, 0, 0, time.monotonic() - started, trace.lines, [b""] * len(seats))
     except BaseException as e:  # stopped while starting the bots (they are gone)
         trace.emit(dumps(header_record(names)))
         trace.abort(stop_reason(e))
@@ -251,13 +259,13 @@ def play_game(
         trace.emit(dumps(header_record(names, group.bots)))
         trace.commit()
         moves += _play_opening(game, opening, trace, options)
-        ask = _asker(group, options)
+        ask = _asker(group, options, on_round)
         while not game.is_over:
             moves += _play_round(game, ask, trace, options)
             trace.commit()
         final = game.to_wire()
         trace.end(dumps(final))
-        lines = state_lines(final, range(len(bots)))
+        lines = state_lines(final, range(len(seats)))
         for seat, line in lines.items():
             group.bots[seat].mark_end()
             group.send(seat, line, request=False)
@@ -267,7 +275,7 @@ def play_game(
         raise
     finally:
         try:
-            group.detach() if keep else group.close()
+            _let_go(group, ours)
         finally:
             trace.flush()  # may raise (a closed pipe): the bots are gone by then
     return GameResult(
@@ -282,6 +290,17 @@ def play_game(
         isolation=[b.isolation for b in group.bots],
         answer_cpu=trace.cpu,
     )
+
+
+def _let_go(group: BotGroup, ours: Sequence[int]) -> None:
+    """End the bots the referee started (seats `ours`) and let go of the
+    others', which their owners end."""
+    if len(ours) == len(group.bots):
+        group.close()
+        return
+    group.detach()
+    if ours:
+        BotGroup([group.bots[i] for i in ours]).close()
 
 
 def header_record(names: Sequence[str], bots: Sequence[LineChannel] | None = None) -> dict[str, Any]:
@@ -373,7 +392,7 @@ took, CPU seconds it cost) as the replies come; it may stop before every
 seat has answered."""
 
 
-def _asker(group: BotGroup, options: GameOptions) -> Ask:
+def _asker(group: BotGroup, options: GameOptions, on_round: OnRound | None = None) -> Ask:
     """Asks the bots, each under its own time limit.
 
     A bot's CPU is read once per answer, when the answer is in: that
@@ -404,9 +423,13 @@ def _asker(group: BotGroup, options: GameOptions) -> Ask:
         sent = time.monotonic()
         for seat in seats:
             group.send(seat, lines[seat])
+        if on_round is not None:
+            on_round(sorted(seats), lines[min(seats)])
         for seat, reply in group.replies(seats, limits, startup):
             took = time.monotonic() - sent
             bot = group.bots[seat]
+            if reply.kind is not ReplyKind.LINE and isinstance(bot, PipeEndpoint) and bot.abandoned is not None:
+                raise bot.abandoned
             marks[bot] = now = bot.cpu_seconds()
             cpu = _cpu_used(now, bot, *before[seat])
             if reply.kind is ReplyKind.TIMEOUT:

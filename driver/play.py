@@ -33,16 +33,15 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any, BinaryIO
 
 import click
 
 from driver.botspec import BotOptions, BotSpec
-from driver.game import GameOptions, GameResult, play_game, start_group
+from driver.game import GameOptions, GameResult, Seat, play_game
 from driver.person import HELP, Command, Move, Refusal, card_help, phase_question, read_input
-from driver.process import BotGroup, PipeEndpoint, Reply, ReplyKind
 from driver.signals import Left
 from common.settings import GameSettings
 from common.text import printable
@@ -51,7 +50,7 @@ from protocol.engine import Game
 from protocol.exactjson import dumps, loads
 from driver.seat import NetworkSeat, SeatLink
 
-__all__ = ["NO_CLOCK", "EXIT_LEFT", "PersonSeat", "PersonGroup", "TraceOut", "play_person", "check_name"]
+__all__ = ["NO_CLOCK", "EXIT_LEFT", "PersonSeat", "TraceOut", "play_person", "check_name"]
 
 NO_CLOCK = 7 * 24 * 3600.0
 """The person's time per move without --clock (seconds): a week, so that
@@ -102,22 +101,12 @@ class PersonSeat(NetworkSeat):
     def __init__(self, name: str) -> None:
         super().__init__(name)
         self.isolation = "none: a person at this terminal"
-        self.left: Left | None = None
 
-
-class PersonGroup(BotGroup):
-    """The game's bots and the person's seat: the referee's `BotGroup`, except
-    that the person's seat closing after they chose to leave raises `Left`
-    (the game is abandoned) rather than faulting them."""
-
-    def replies(
-        self, seats: Iterable[int], timeout: float | Mapping[int, float], startup: Mapping[int, float] | None = None
-    ) -> Iterator[tuple[int, Reply]]:
-        for seat, reply in super().replies(seats, timeout, startup):
-            bot = self.bots[seat]
-            if isinstance(bot, PersonSeat) and bot.left is not None and reply.kind is not ReplyKind.LINE:
-                raise bot.left
-            yield seat, reply
+    @property
+    def left(self) -> Left | None:
+        """Why the person left, once they have: what the referee raises
+        (`PipeEndpoint.abandoned`) instead of faulting the seat."""
+        return self.abandoned if isinstance(self.abandoned, Left) else None
 
 
 class TraceOut:
@@ -432,10 +421,10 @@ class Terminal:
             return None
 
     def _leave(self, reason: str, status: int) -> None:
-        """Leave the game: the referee abandons it at once (see PersonGroup)."""
+        """Leave the game: the referee abandons it at once (`PipeEndpoint.abandoned`)."""
         if self.seat.left is not None:
             return
-        self.seat.left = Left(reason, status)
+        self.seat.abandoned = Left(reason, status)
         link = getattr(self, "link", None)
         try:
             if link is not None:
@@ -494,32 +483,21 @@ def play_person(
     from driver.screen import make_console
 
     seat = PersonSeat(name)
-    specs = list(bots)
-    specs.insert(me, BotSpec((), name))
-    own = list(options.seats) + [BotOptions()] * (len(specs) - len(options.seats))
+    seats: list[Seat] = list(bots)
+    seats.insert(me, seat)
+    own = list(options.seats) + [BotOptions()] * (len(seats) - len(options.seats))
     own[me] = BotOptions(timeout=clock if clock is not None else NO_CLOCK, startup=0.0, margin=0.0, seed=False)
     options = replace(options, seats=own)
     trace = TraceOut(trace_out)
     if interactive is None:
         interactive = sys.stdin.isatty() and sys.stdout.isatty()
-    terminal = Terminal(seat, me, display_names([s.name for s in specs]), trace, clock=clock, interactive=interactive,
+    terminal = Terminal(seat, me, display_names([s.name for s in seats]), trace, clock=clock, interactive=interactive,
                         console=console or make_console())
     thread = threading.Thread(target=terminal.run, name="screen", daemon=True)
     thread.start()
-    started: list[PersonGroup] = []
-
-    def start() -> PersonGroup:
-        group = start_group(specs, options, {me: seat}, PersonGroup)
-        started.append(group)
-        return group
-
     try:
-        return play_game(specs, options, trace, group=start)
+        return play_game(seats, options, trace)
     finally:
-        for group in started:
-            ours = [bot for bot in group.bots if not isinstance(bot, PipeEndpoint)]
-            if ours:
-                BotGroup(ours).close(exit_grace=0.2, term_grace=0.3)
         seat.release()
         terminal.done.wait(5.0)
 

@@ -45,6 +45,7 @@ __all__ = [
     "BotProcess",
     "PipeEndpoint",
     "BotGroup",
+    "respawner",
     "kill_started_bots",
 ]
 
@@ -615,6 +616,21 @@ class BotProcess(LineChannel):
         )
 
 
+def respawner(procs: list[BotProcess]) -> Callable[[int], LineChannel]:
+    """A `BotGroup` restart for an owner that keeps its processes in `procs`
+    (one per seat, played on game after game): it ends the seat's process
+    (briefly: it has closed a pipe already), starts the same bot afresh and
+    puts the new process in its place in `procs`."""
+
+    def restart(seat: int) -> LineChannel:
+        old = procs[seat]
+        BotGroup([old]).close(exit_grace=0.05, term_grace=0.2)
+        procs[seat] = old.respawn()
+        return procs[seat]
+
+    return restart
+
+
 class PipeEndpoint(LineChannel):
     """A seat with no process behind it: two pipes whose other ends someone
     else holds (the game server's event loop, for a player connected over
@@ -639,6 +655,10 @@ class PipeEndpoint(LineChannel):
     ) -> None:
         super().__init__(name, stdin_fd, stdout_fd, None, isolation=isolation, line_limit=line_limit,
                          stderr_limit=stderr_limit)
+        self.abandoned: BaseException | None = None
+        """Set by the holder of the other ends when its side left the game
+        rather than lost it (a person who quit at the prompt): the referee
+        raises it, instead of faulting the seat, when the seat fails to answer."""
 
     def release(self, flush: float = 1.0) -> None:
         """The referee is done with this seat (after `play_game`, whose group
@@ -665,8 +685,13 @@ class PipeEndpoint(LineChannel):
 class BotGroup:
     """The bots of one game and the selector that serves all of their pipes."""
 
-    def __init__(self, bots: Sequence[LineChannel]) -> None:
+    def __init__(self, bots: Sequence[LineChannel], restart: Callable[[int], LineChannel] | None = None) -> None:
+        """Serve `bots` (one per seat). `restart(seat)` is how the owner of a
+        seat's process replaces it (see `replies`): it ends the old process
+        and returns a started channel, or raises BotStartError; without it,
+        nothing is restarted."""
         self.bots = list(bots)
+        self.restart = restart
         self.selector = selectors.DefaultSelector()
         self._closed = False
         self._asked = [0] * len(self.bots)  # requests sent to each seat in this group
@@ -705,11 +730,13 @@ class BotGroup:
         isolation: str = "auto",
         line_limit: int = LINE_LIMIT,
         stderr_limit: int = STDERR_LIMIT,
+        restart: Callable[[int], LineChannel] | None = None,
     ) -> Self:
         """Start every (argv, name), or (argv, name, isolation[, fence]) for
         one with an isolation (and limits and variables) of its own; an entry that is already a channel (a
-        `PipeEndpoint`) takes its seat as it is. If one cannot start, stop
-        those started here (the given ones are the caller's)."""
+        `PipeEndpoint`, a process started by its owner) takes its seat as it
+        is. If one cannot start, stop those started here (the given ones are
+        the caller's). `restart`: as for the constructor."""
         bots: list[LineChannel] = []
         started: list[LineChannel] = []
         try:
@@ -728,7 +755,7 @@ class BotGroup:
                 e.seat = len(bots)
             BotGroup(started).close(exit_grace=0.0, term_grace=0.0)
             raise
-        return cls(bots)
+        return cls(bots, restart)
 
     # -- event loop --------------------------------------------------------
 
@@ -787,9 +814,10 @@ class BotGroup:
 
         A bot that has finished a game on this process and closes before
         answering its first state here is not at fault (a bot may exit after
-        the end, as the original driver starts one process per game): it is
-        restarted, asked again, and given its limit anew plus its `startup`
-        allowance (seconds per seat), since a new process starts up again.
+        the end, as the original driver starts one process per game): if
+        the group has a `restart`, its owner replaces it, and the new one is
+        asked again and given its limit anew plus its `startup` allowance
+        (seconds per seat), since a new process starts up again.
         """
         start = time.monotonic()
         waiting = sorted(seats)
@@ -831,17 +859,15 @@ class BotGroup:
 
     def _restartable(self, seat: int) -> bool:
         bot = self.bots[seat]
-        return isinstance(bot, BotProcess) and bot.games > 0 and self._asked[seat] == 1 and bot.awaiting == 1
+        return self.restart is not None and bot.games > 0 and self._asked[seat] == 1 and bot.awaiting == 1
 
     def _restart(self, seat: int) -> Reply | None:
-        """Replace the seat's process by a fresh one and send it the request
-        again; a CLOSED reply saying why if it cannot start."""
-        old = self.bots[seat]
-        assert isinstance(old, BotProcess)  # _restartable
-        self._unregister(old)
-        BotGroup([old]).close(exit_grace=0.05, term_grace=0.2)
+        """Have the seat's owner replace its process (`restart`) and send the
+        new one the request again; a CLOSED reply saying why if it cannot start."""
+        assert self.restart is not None  # _restartable
+        self._unregister(self.bots[seat])
         try:
-            new = old.respawn()
+            new = self.restart(seat)
         except BotStartError as e:
             return Reply(ReplyKind.CLOSED, detail=f"exited after its last game and could not be restarted: {e.strerror}")
         self.bots[seat] = new

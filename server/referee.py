@@ -6,10 +6,9 @@ Everything that decides the game is the referee's (`driver.game`): the
 engine, the per-move timeouts, the fault rules, the trace. This module
 adds three things around it without changing it:
 
-- `ServedGroup`, the referee's `BotGroup` with one hook: a notice each
-  time the referee waits for a round (each seat's time control is the
-  referee's own, `seat_options`: people get the time the game's creator
-  chose, bots the server's);
+- the referee's `on_round` notice each time it waits for a round (each
+  seat's time control is the referee's own, `seat_options`: people get
+  the time the game's creator chose, bots the server's);
 - `Withholder`, which keeps a round's trace lines from spectators until
   the next round starts, so that hidden choices (investments, buys) are
   never shown before the round resolves;
@@ -21,37 +20,16 @@ adds three things around it without changing it:
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from driver.botspec import BotOptions, BotSpec
-from driver.game import GameOptions, GameResult, play_game, start_group
-from driver.process import BotGroup, PipeEndpoint, Reply
+from driver.game import GameOptions, GameResult, Seat, play_game
+from driver.process import PipeEndpoint
 from protocol.exactjson import dumps
 
-__all__ = ["ServedGroup", "Withholder", "TraceTap", "SeatRun", "seat_options", "referee_game"]
-
-
-class ServedGroup(BotGroup):
-    """The bots of one server game: the referee's `BotGroup` (its per-seat
-    limits and start-up allowances included), with a notice each time the
-    referee starts waiting for a round's answers."""
-
-    on_round: Callable[[list[int], bytes], None] | None = None
-    """`on_round(seats, question)`: the seats now asked, and the state sent
-    to the first of them."""
-
-    def replies(
-        self, seats: Iterable[int], timeout: float | Mapping[int, float], startup: Mapping[int, float] | None = None
-    ) -> Iterator[tuple[int, Reply]]:
-        """As `BotGroup.replies`. The referee has sent the round's questions
-        when it calls this, and written every line of the rounds before:
-        `on_round` hears it here."""
-        seats = sorted(seats)
-        if self.on_round is not None and seats:
-            self.on_round(seats, self._last_request[seats[0]] or b"")
-        yield from super().replies(seats, timeout, startup)
+__all__ = ["Withholder", "TraceTap", "SeatRun", "seat_options", "referee_game"]
 
 
 class Withholder:
@@ -163,28 +141,21 @@ def seat_options(seats: Sequence[SeatRun], options: GameOptions) -> GameOptions:
 
 def referee_game(seats: Sequence[SeatRun], options: GameOptions, tap: TraceTap) -> GameResult:
     """Play the game through the referee: our bots started as `driver run`
-    starts them (`driver.game.start_group`: each seat's command, seed,
-    isolation), network seats taken as they are, and our bots ended after.
+    starts them (each seat's command, seed, isolation: `BotSpec` seats of
+    `driver.game.play_game`), network seats taken as they are, and our
+    bots ended after.
 
     Network seats are left open (the caller releases them). A bot of ours
     that cannot start forfeits, as `play_game` rules it.
     """
     options = seat_options(seats, options)
-    specs = [run.spec or BotSpec((), run.name) for run in seats]
-    given = {i: run.endpoint for i, run in enumerate(seats) if run.endpoint is not None}
-    started: list[ServedGroup] = []
-
-    def start() -> ServedGroup:
-        group = start_group(specs, options, given, ServedGroup)
-        group.on_round = tap.round_started
-        started.append(group)
-        return group
-
+    played: list[Seat] = []
+    for run in seats:
+        seat = run.endpoint if run.endpoint is not None else run.spec
+        if seat is None:
+            raise ValueError(f"seat {run.name!r} has neither a bot nor a connection")
+        played.append(seat)
     try:
-        return play_game(specs, options, trace_out=tap, group=start)
+        return play_game(played, options, trace_out=tap, on_round=tap.round_started)
     finally:
-        for group in started:
-            ours = [bot for bot in group.bots if not isinstance(bot, PipeEndpoint)]
-            if ours:
-                BotGroup(ours).close(exit_grace=0.2, term_grace=0.3)
         tap.finish()

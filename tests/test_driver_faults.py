@@ -269,7 +269,7 @@ def test_exit_status_is_the_reason_even_when_the_first_state_finds_the_pipe_clos
     while procs[1].returncode() is None and time.monotonic() < deadline:
         time.sleep(0.01)
     try:
-        result = play_game([GOOD, exit3], GameOptions(timeout=5, isolation=_isolation), group=BotGroup(procs))
+        result = play_game(procs, GameOptions(timeout=5, isolation=_isolation))
     finally:
         BotGroup(procs).close()
     assert_fault(result, 1, "exited with status 3")

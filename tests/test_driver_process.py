@@ -87,7 +87,7 @@ def test_prompt_bots_are_closed_without_waiting_for_grace() -> None:
 
 
 def test_detached_bots_play_on_and_tell_whether_they_are_reusable() -> None:
-    """play_game(group=...) on running bots: the same processes play two
+    """play_game on running bots (channels, not specs): the same processes play two
     games; a bot that timed out owes an answer and is not reusable."""
     from pathlib import Path
 
@@ -100,7 +100,7 @@ def test_detached_bots_play_on_and_tell_whether_they_are_reusable() -> None:
     pids = [p.pid for p in procs]
     try:
         for _ in range(2):
-            result = play_game(specs, GameOptions(max_days=2, timeout=5), group=BotGroup(procs))
+            result = play_game(procs, GameOptions(max_days=2, timeout=5))
             assert result.fault is None and result.moves >= 4
             assert all(p.reusable for p in procs)
         assert [p.pid for p in procs] == pids
@@ -109,7 +109,7 @@ def test_detached_bots_play_on_and_tell_whether_they_are_reusable() -> None:
         slow = BotSpec((sys.executable, "-S", str(bots / "simple.py"), "defender", "4"), "slow")
         slow_procs = BotGroup.spawn([(s.argv, s.name) for s in (specs[0], slow)]).detach()
         procs += slow_procs
-        result = play_game([specs[0], slow], GameOptions(max_days=2, timeout=2), group=BotGroup(slow_procs))
+        result = play_game(slow_procs, GameOptions(max_days=2, timeout=2))
         assert result.fault is not None and result.fault[0] == 1
         assert slow_procs[0].reusable and not slow_procs[1].reusable
     finally:

@@ -14,7 +14,7 @@ from proctable import MARK_VARIABLE, new_mark, wait_until_gone
 
 from driver.botspec import BotSpec
 from driver.game import GameOptions, play_game
-from driver.process import BotGroup
+from driver.process import BotGroup, respawner
 from tournaments import PlayOptions, round_robin
 
 BOTS = Path(__file__).parent / "bots"
@@ -30,17 +30,30 @@ def test_a_kept_bot_that_exits_after_the_end_is_restarted_for_the_next_game() ->
     specs = [one_game("linger", "3"), one_game("linger", "3")]
     options = GameOptions(max_days=2, timeout=20)
     procs = BotGroup.spawn([(s.argv, s.name) for s in specs]).detach()
-    first = play_game(specs, options, group=BotGroup(procs))
-    assert first.fault is None
-    assert all(p.reusable for p in procs)
-    group = BotGroup(procs)
+    first_procs = list(procs)
     try:
-        second = play_game(specs, options, group=group)
+        first = play_game(procs, options, restart=respawner(procs))
+        assert first.fault is None
+        assert all(p.reusable for p in procs)
+        second = play_game(procs, options, restart=respawner(procs))
     finally:
-        BotGroup(procs + [p for p in group.bots if p not in procs]).close()
+        BotGroup(procs).close()
     assert second.fault is None, second.fault
     assert second.moves >= 4
-    assert all(new is not old for new, old in zip(group.bots, procs))  # both were restarted
+    assert all(new is not old for new, old in zip(procs, first_procs))  # both were restarted, by their owner
+
+
+def test_without_its_owners_restart_a_kept_bot_that_exits_after_the_end_forfeits() -> None:
+    # The referee restarts nothing it did not start: the owner says how.
+    specs = [one_game("linger", "3"), one_game("linger", "3")]
+    options = GameOptions(max_days=2, timeout=20)
+    procs = BotGroup.spawn([(s.argv, s.name) for s in specs]).detach()
+    try:
+        assert play_game(procs, options).fault is None
+        second = play_game(procs, options)
+    finally:
+        BotGroup(procs).close()
+    assert second.fault is not None and second.fault[0] == 0
 
 
 def test_a_reuse_tournament_never_forfeits_bots_that_exit_after_each_game(tmp_path: Path) -> None:
@@ -77,3 +90,21 @@ def test_the_worker_keeps_the_restarted_processes(monkeypatch: pytest.MonkeyPatc
     finally:
         kept.close_all()
     assert wait_until_gone(mark) == []  # none leaked
+
+
+def test_a_kept_bot_that_cannot_start_forfeits_as_without_reuse(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tournaments.workers import _KeptBots
+
+    mark = new_mark()
+    monkeypatch.setenv(MARK_VARIABLE, mark)
+    kept = _KeptBots()
+    missing = BotSpec((str(BOTS / "no-such-bot"),), "missing")
+    specs = [one_game("linger", "0"), missing]
+    options = GameOptions(max_days=2, timeout=20)
+    try:
+        result = kept.play(specs, options, [False, True])  # the worker used to raise BotStartError here
+        assert list(kept.procs) == []  # neither is kept: one is the referee's, the other never started
+    finally:
+        kept.close_all()
+    assert result.fault is not None and result.fault[0] == 1 and "cannot start" in result.fault[1], result.fault
+    assert wait_until_gone(mark) == []

@@ -141,46 +141,52 @@ class _KeptBots:
 
     def play(self, specs: Sequence[Any], options: Any, kept: Sequence[bool] | None = None) -> Any:
         """Play one game on this worker's kept processes; seats not `kept`
-        get a process of their own for this game only."""
-        from driver.game import play_game
-        from driver.process import BotGroup, BotProcess
+        are the referee's (a process for this game only). A kept bot that
+        cannot start is left to the referee too, which forfeits it."""
+        from driver.game import Seat, play_game
+        from driver.process import BotProcess, BotStartError
 
         if self.finalizer is None:
             self.finalizer = multiprocessing.util.Finalize(self, self.close_all, exitpriority=10)
         kept = [True] * len(specs) if kept is None else list(kept)
         keys = [(s.name, tuple(s.argv)) for s in specs]
-        procs = []
+
+        def start(seat: int) -> BotProcess:
+            spec = specs[seat]
+            proc = BotProcess(options.launch(spec, seat), spec.name, line_limit=options.line_limit,
+                              stderr_limit=options.stderr_limit, isolation=options.isolation_for(spec),
+                              fence=options.fence(seat))
+            self.procs[keys[seat]] = proc
+            return proc
+
+        def restart(seat: int) -> BotProcess:  # a kept bot that exited after its last game
+            self.retire(keys[seat])
+            return start(seat)
+
+        seats: list[Seat] = []
         for seat, (key, spec) in enumerate(zip(keys, specs)):
-            proc = self.procs.get(key) if kept[seat] else None
+            if not kept[seat]:
+                seats.append(spec)
+                continue
+            proc = self.procs.get(key)
             if proc is None or not proc.reusable:
-                if kept[seat]:
-                    self.retire(key)
-                proc = BotProcess(options.launch(spec, seat), spec.name, line_limit=options.line_limit,
-                                  stderr_limit=options.stderr_limit, isolation=options.isolation_for(spec),
-                                  fence=options.fence(seat))
-                if kept[seat]:
-                    self.procs[key] = proc
-            procs.append(proc)
-        group = BotGroup(procs)
-        fresh = [proc for seat, proc in enumerate(procs) if not kept[seat]]
+                self.retire(key)
+                try:
+                    proc = start(seat)
+                except BotStartError:
+                    seats.append(spec)
+                    continue
+            seats.append(proc)
         try:
-            res = play_game(list(specs), options, group=group)
+            res = play_game(seats, options, restart=restart)
         except BaseException:
-            self.procs.update((key, proc) for key, proc, k in zip(keys, group.bots, kept) if k)
             for key, k in zip(keys, kept):
                 if k:
                     self.retire(key)
-            BotGroup([*fresh, *(p for p, k in zip(group.bots, kept) if not k and p not in fresh)]).close(
-                exit_grace=0.05, term_grace=0.2)
             raise
-        # A bot that exited after its last game was restarted by the referee.
-        once = [proc for proc, k in zip(group.bots, kept) if not k]
-        once += [proc for proc in fresh if proc not in once]
-        if once:  # as play_game would have ended them: the final state is flushed, then they may exit
-            BotGroup(once).close()
-        self.procs.update((key, proc) for key, proc, k in zip(keys, group.bots, kept) if k)
-        for seat, (key, proc) in enumerate(zip(keys, group.bots)):
-            if not kept[seat]:
+        for seat, key in enumerate(keys):
+            proc = self.procs.get(key)
+            if not kept[seat] or proc is None:
                 continue
             if (res.fault is not None and res.fault[0] == seat) or not proc.reusable:
                 self.retire(key)
