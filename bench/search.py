@@ -36,9 +36,9 @@ from __future__ import annotations
 import argparse
 import random
 import time
-from concurrent.futures import ProcessPoolExecutor
 
 from bots import decent_repro, expert
+from common.pool import WorkerPool
 from bots.alphabeta import AlphaBetaPolicy
 from bots.champion import DEFAULT_WALL_LIMIT, ChampionPolicy
 from bots.inprocess import Policy, play_game
@@ -198,7 +198,7 @@ def _one_game(job: tuple[str, str, int, int, bool, int]) -> float:
 def match(bot: str, opponent: str, games: int, players: int, base: bool, jobs: int) -> None:
     work = [(bot, opponent, players, g % players, base, g) for g in range(games)]
     start = time.perf_counter()
-    with ProcessPoolExecutor(jobs) as pool:
+    with WorkerPool(jobs) as pool:
         scores = list(pool.map(_one_game, work))
     wins = sum(1 for s in scores if s == 1.0)
     draws = sum(1 for s in scores if 0 < s < 1)

@@ -8,23 +8,17 @@ games in flight and stop submitting at any moment (SPRT, Ctrl-C).
 
 from __future__ import annotations
 
-import ctypes
-import multiprocessing
 import os
-import signal
-import threading
-from collections.abc import Collection, Iterator
-from contextlib import contextmanager
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor
+from collections.abc import Collection
+from concurrent.futures import FIRST_COMPLETED, Future
 from concurrent.futures import wait as wait_futures
 from typing import Any, Protocol
 
+from common.pool import WorkerPool, default_workers
 from driver.process import kill_started_bots
 from tournaments.errors import TournamentError
 from tournaments.store import GameRecord
 from tournaments.workers import Job, play
-
-_PR_SET_PDEATHSIG = 1
 
 
 class Backend(Protocol):
@@ -41,29 +35,20 @@ class Backend(Protocol):
     def close(self, cancel: bool = False) -> None: ...
 
 
-def default_concurrency() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-
-
 class LocalBackend:
-    """A pool of worker processes, spawned (fresh interpreters: never forked
-    from the parent, which holds an open SQLite connection and threads) as
-    direct children, so each can be told to die with the parent."""
+    """Games in a pool of worker processes (`common.pool.WorkerPool`:
+    spawned, never forked from the parent, which holds an open SQLite
+    connection and threads; direct children, told to die with the parent;
+    a worker told to stop ends its bots first)."""
 
     def __init__(self, concurrency: int) -> None:
         if concurrency < 1:
             raise TournamentError(f"--concurrency must be at least 1, got {concurrency}")
         self.slots = concurrency
-        self._pool = ProcessPoolExecutor(
-            max_workers=concurrency,
-            mp_context=multiprocessing.get_context("spawn"),
-            initializer=_start_worker,
-            initargs=(os.getpid(),),
-        )
+        self._pool = WorkerPool(concurrency, on_stop=kill_started_bots)
 
     def submit(self, job: Job) -> Future[GameRecord]:
-        with _interrupt_after_spawning():  # this call may start a worker
-            return self._pool.submit(play, job)
+        return self._pool.submit(play, job)
 
     def wait(self, handles: Collection[Future[GameRecord]]) -> list[Future[GameRecord]]:
         done, _ = wait_futures(handles, return_when=FIRST_COMPLETED)
@@ -76,71 +61,7 @@ class LocalBackend:
         """Wait for the games in flight, or with `cancel` abandon them: the
         workers are told to stop (SIGTERM) so that neither they nor the exit
         of this process waits for games whose results nobody will store."""
-        # The pool's own table of workers: ProcessPoolExecutor has no public
-        # way to stop running work before Python 3.14's terminate_workers().
-        workers = list((getattr(self._pool, "_processes", None) or {}).values()) if cancel else []
-        for worker in workers:
-            try:
-                worker.terminate()
-            except (OSError, ValueError):  # already gone, or closed
-                pass
-        self._pool.shutdown(wait=not cancel, cancel_futures=cancel)
-
-
-@contextmanager
-def _interrupt_after_spawning() -> Iterator[None]:
-    """Hold a Ctrl-C back while a worker may be spawned, and deliver it after.
-
-    Two holes to close. A worker inherits the signal mask across exec, so
-    with SIGINT blocked it cannot be reached before it has chosen to leave
-    SIGINT to the parent. And the parent must not unwind halfway through a
-    spawn: a child whose start-up data was never written dies printing a
-    traceback. Blocking the signal here does not protect the parent, since
-    the kernel hands it to any thread that does not block it (numpy's BLAS
-    threads) and Python then runs the handler in this thread anyway; so the
-    handler itself is replaced by one that only remembers.
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    caught: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-        signal.signal(signal.SIGINT, previous)
-        if caught:
-            signal.raise_signal(signal.SIGINT)
-
-
-def _start_worker(parent: int) -> None:
-    """A worker lives and dies by the tournament.
-
-    Ctrl-C reaches the whole process group, but it is the parent's to
-    handle: it decides what is stored and then stops the workers. SIGTERM,
-    from the parent stopping or dying, ends the worker at once together
-    with its bots (which run in sessions of their own, out of reach of the
-    terminal's signals). A killed tournament leaves no worker behind: each
-    gets SIGTERM when the parent dies (Linux; elsewhere a no-op).
-    """
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, _stop_worker)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # blocked by _interrupt_after_spawning
-    signal.signal(signal.SIGHUP, _stop_worker)
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
-    except (OSError, AttributeError):
-        return
-    if os.getppid() != parent:  # the parent died before the line above
-        _stop_worker(signal.SIGTERM, None)
-
-
-def _stop_worker(signum: int, frame: object) -> None:
-    kill_started_bots()
-    os._exit(128 + signum)
+        self._pool.close(cancel)
 
 
 # Times Ray plays a game again after losing its worker or node (never after
@@ -206,7 +127,7 @@ def make_backend(name: str, concurrency: int | None, ray_address: str | None = N
     if name == "local":
         if ray_working_dir is not None:
             raise TournamentError("--ray-working-dir is for --backend ray")
-        return LocalBackend(concurrency or default_concurrency())
+        return LocalBackend(concurrency or default_workers())
     if name == "ray":
         return RayBackend(concurrency, ray_address, ray_working_dir)
     raise TournamentError(f"unknown backend {name!r} (local, ray)")

@@ -17,12 +17,12 @@ import sys
 
 import click
 
+from common.pool import default_workers
 from common.options import VersionedGroup, backend_for, concurrency_option, ray_address_option, version_option
 
 from bots.evolved.ga import (
     Generation,
     Settings,
-    default_workers,
     initial_population,
     local_backend,
     ray_backend,

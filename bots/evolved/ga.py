@@ -38,11 +38,9 @@ distribution by whole distribution and mutated multiplicatively.
 from __future__ import annotations
 
 import math
-import os
 import random
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from typing import Any, NamedTuple
@@ -53,6 +51,7 @@ from bots.evolved import opponents as outside
 from bots.evolved.bot import policy
 from bots.evolved.genome import Genome, crossover, distance, mutate, random_genome
 from bots.inprocess import play_game
+from common.pool import WorkerPool
 
 MIN_POPULATION, MAX_POPULATION = 8, 512
 
@@ -271,7 +270,7 @@ def local_backend(workers: int) -> Iterator[tuple[Mapper, int]]:
     if workers <= 1:
         yield (lambda fn, tasks: [fn(*t) for t in tasks]), 1
         return
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    with WorkerPool(workers) as pool:
         yield (lambda fn, tasks: list(pool.map(_star, [(fn, t) for t in tasks]))), workers
 
 
@@ -454,14 +453,6 @@ def run_generations(
         if on_generation is not None:
             on_generation(generation, population)
     return population
-
-
-def default_workers() -> int:
-    """Every core this process may use."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
 
 
 def champion_fitness(settings: Settings) -> float:

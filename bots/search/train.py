@@ -41,13 +41,13 @@ import shlex
 import subprocess
 import sys
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from common.settings import MAX_DAYS
+from common.pool import WorkerPool
 from bots.search.evaluation import CHAMPION_WEIGHTS_FILE, FEATURES, Weights, load_weights
 
 NFEAT = len(FEATURES)
@@ -391,7 +391,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     todo = [c for c in chunks if not (corpus_dir / f"{c.name}.npz").exists()]
     stream = open(os.devnull, "w") if options.quiet else sys.stderr
     try:
-        with ProcessPoolExecutor(options.workers) as pool, click.progressbar(
+        with WorkerPool(options.workers) as pool, click.progressbar(
             length=sum(c.games for c in todo), label=f"self-play ({len(chunks) - len(todo)} of {len(chunks)} chunks stored)",
             file=stream, show_pos=True,
         ) as bar:

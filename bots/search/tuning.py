@@ -32,12 +32,12 @@ import argparse
 import random
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 
 from bots import decent_repro, expert
 from bots.alphabeta import AlphaBetaPolicy
 from bots.inprocess import Policy, play_out
 from bots.search.evaluation import FEATURES, Weights, load_note, load_weights, save_weights
+from common.pool import WorkerPool
 from protocol.engine import ATTACKING, DEFENDING, Game
 
 OPENING_DAYS = 2
@@ -84,7 +84,7 @@ def _game(job: tuple[tuple[float, ...], tuple[float, ...], str, int, int, bool, 
 
 
 def score(
-    pool: ProcessPoolExecutor, tested: Weights, incumbent: Weights, seeds: Sequence[int], depth: int,
+    pool: WorkerPool, tested: Weights, incumbent: Weights, seeds: Sequence[int], depth: int,
     opponents: Sequence[str] = OPPONENTS,
 ) -> float:
     """Total score of `tested` over every opponent, opening (both sets
@@ -108,7 +108,7 @@ def tune(
     incumbent = start
     sigma = 0.3
     history = []
-    with ProcessPoolExecutor(jobs) as pool:
+    with WorkerPool(jobs) as pool:
         for generation in range(1, generations + 1):
             seeds = [rng.getrandbits(32) for _ in range(openings)]
             candidate = Weights(tuple(w + rng.gauss(0.0, sigma) for w in incumbent.values), incumbent.scale)
@@ -162,7 +162,7 @@ def sweep(
     differences are the weight's, not the openings'."""
     seeds = list(range(openings))
     results = []
-    with ProcessPoolExecutor(jobs) as pool:
+    with WorkerPool(jobs) as pool:
         for value in values:
             total = score(pool, with_weight(start, feature, value), start, seeds, depth, OPPONENTS[1:])
             results.append((value, total))
