@@ -72,7 +72,7 @@ def python_random_games(n_players: int, base: bool, seconds: float) -> tuple[flo
 def state_ops(seconds: float) -> dict[str, float]:
     """Per-call rates on mid-game states of a 2-player base game."""
     rng = random.Random(2)
-    states = []
+    states: list[Game] = []
     while len(states) < 200:
         g = Game(2, base=True)
         for _ in range(rng.randrange(5, 60)):

@@ -27,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bots import decent_repro, expert  # noqa: E402
 from bots.evolved import ga  # noqa: E402
 from bots.evolved.bot import policy, shipped_genome  # noqa: E402
+from bots.evolved.genome import Genome  # noqa: E402
 from bots.evolved.opponents import parse_names  # noqa: E402
 from bots.inprocess import play_game  # noqa: E402
 from bots.random_bot import random_policy  # noqa: E402
@@ -84,7 +85,7 @@ def evolve_speed(
         began = time.perf_counter()
         with ga.local_backend(workers) as (mapper, parallelism):
 
-            def count(generation: ga.Generation, _: list) -> None:
+            def count(generation: ga.Generation, _: list[Genome]) -> None:
                 nonlocal games
                 games += generation.games
 

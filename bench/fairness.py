@@ -35,6 +35,7 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the checkout's packages first
 
+from common.settings import Isolation  # noqa: E402
 from driver.botspec import BotSpec, parse_bot  # noqa: E402
 from driver.game import GameOptions, GameResult, game_lines, play_game  # noqa: E402
 
@@ -102,7 +103,7 @@ def measure(label: str, busy: int, isolation: str, games: int, seconds: float, m
         seat = seed % 2
         bots = [opponent(seed, busy)]
         bots.insert(seat, champion)
-        result = play_game(bots, GameOptions(max_days=max_days, timeout=60, seed=seed, isolation=isolation))
+        result = play_game(bots, GameOptions(max_days=max_days, timeout=60, seed=seed, isolation=Isolation(isolation)))
         wall, cpu = champion_moves(result, seat)
         row.wall += wall
         row.cpu += cpu

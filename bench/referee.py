@@ -36,6 +36,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from common.settings import Isolation  # noqa: E402
 from driver import isolation  # noqa: E402
 from driver.botspec import parse_bot  # noqa: E402
 from driver.game import GameOptions, play_game, state_lines  # noqa: E402
@@ -93,7 +94,7 @@ def driver_cpu(games: int, isolation: str) -> tuple[float, float, float, float]:
     cpu = time.process_time()
     wall = time.perf_counter()
     for _ in range(games):
-        moves += play_game(bots, GameOptions(isolation=isolation)).moves
+        moves += play_game(bots, GameOptions(isolation=Isolation(isolation))).moves
     wall = time.perf_counter() - wall
     cpu = time.process_time() - cpu
     return (cpu - per_game * games) / moves * 1e6, cpu / moves * 1e6, per_game * 1000, games / wall

@@ -90,7 +90,7 @@ def main() -> None:
                     sock.sendall(b"GET / HTTP/1.1\r\nHost: x\r\nX-Slow: ")
                     crowd.append(sock)
                 for i in range(args.idle_tcp):
-                    crowd.append(socket.create_connection((HOST, int(info["tcp_port"])), timeout=30,  # type: ignore[arg-type]
+                    crowd.append(socket.create_connection((HOST, int(str(info["tcp_port"]))), timeout=30,
                                                           source_address=(f"127.1.{i // PER_SOURCE}.1", 0)))
             except OSError as e:
                 refused = f" (then the server took no more: {e})"

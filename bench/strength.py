@@ -33,6 +33,7 @@ import signal
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -40,6 +41,7 @@ from exploit.matches import Match, play_match, records, tally  # noqa: E402
 from tournaments import PlayOptions, Store, round_robin  # noqa: E402
 from tournaments.make_suites import SUITES  # noqa: E402
 from tournaments.openings import suite_name  # noqa: E402
+from tournaments.schedule import Seatings  # noqa: E402
 from tournaments.stats.crosstable import wilson  # noqa: E402
 
 
@@ -93,7 +95,7 @@ fixed iteration count was the first choice; its games cost several
 times more for the same information."""
 
 
-def _openings(base: bool, players: int) -> dict:
+def _openings(base: bool, players: int) -> dict[str, Any]:
     """The tournament harness's balanced opening suite for the set and table
     size (tournaments/suites) where it exists, else 4 random plies per game."""
     suite = SUITES / suite_name(players, base)
@@ -146,7 +148,7 @@ def champion_summary(db_dir: Path, names: list[str]) -> None:
 
 def play(pairing: Pairing, db: Path, games: int) -> None:
     """Play (or resume) one pairing, at least `games` games in all."""
-    seatings = "latin" if pairing.players > 2 else "all"
+    seatings: Seatings = "latin" if pairing.players > 2 else "all"
     per_seating = -(-games // pairing.seatings)
     round_robin(
         list(pairing.bots), players=pairing.players, games=per_seating, seatings=seatings, db=db,

@@ -125,7 +125,9 @@ def _strongest(game: Game, me: int, indexes: Sequence[int], *, attack: bool) -> 
 
     def level(i: int) -> int:
         card = cards[i][0]
-        return ATK[card] if attack else DEF[card]
+        level = ATK[card] if attack else DEF[card]
+        assert level is not None  # only attackers or defenders are compared: never the Stipend
+        return level
 
     best = max((level(i) for i in indexes), default=None)
     return [i for i in indexes if level(i) == best]

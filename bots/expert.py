@@ -54,6 +54,13 @@ from protocol.engine import ATTACKING, BUY, DEFENDING, INVESTING, PASS, Game
 WIN_POINTS = 7
 """Points that win, if strictly the most (spec section 7)."""
 
+FIGHT_ATK: tuple[int, ...] = tuple(level or 0 for level in ATK)
+FIGHT_DEF: tuple[int, ...] = tuple(level or 0 for level in DEF)
+"""Attack and defense levels as the fight rules compare them: only cards
+that attack or defend are ever compared, and the one card without levels
+(the Stipend, None in `protocol.cards`) does neither; whether a card can
+defend at all is still `DEF[card] is not None`."""
+
 # ----------------------------------------------------------------- card facts
 
 
@@ -81,7 +88,7 @@ def card_value(card: int) -> int:
 
 def beats(attacker: int, defender: int) -> bool:
     """Card `attacker` makes card `defender` faint and survives the fight."""
-    return ATK[attacker] > DEF[defender] and DEF[attacker] >= ATK[defender]
+    return FIGHT_ATK[attacker] > FIGHT_DEF[defender] and FIGHT_DEF[attacker] >= FIGHT_ATK[defender]
 
 
 def ready_attackers(game: Game, p: int) -> list[int]:
@@ -233,8 +240,8 @@ def defender_buy(game: Game, me: int, options: Sequence[int]) -> int | None:
     attackers = [c for p in opponents(game, me) for c, _ in game.cards(p) if ATTACKS[c] > 0]
 
     def merit(card: int) -> tuple[int, int, int]:
-        survives = sum(1 for a in attackers if ATK[a] <= DEF[card])
-        kills = sum(1 for a in attackers if ATK[card] > DEF[a])
+        survives = sum(1 for a in attackers if FIGHT_ATK[a] <= FIGHT_DEF[card])
+        kills = sum(1 for a in attackers if FIGHT_ATK[card] > FIGHT_DEF[a])
         return (survives + kills, DEFENDS[card], -(COST[card] or 0))
 
     return max(stock, key=merit)
@@ -249,10 +256,10 @@ def deterrent_buy(game: Game, me: int, options: Sequence[int]) -> int | None:
     if not attackers:
         return None
     ours = [c for c, _ in game.cards(me) if DEF[c] is not None and DEFENDS[c] > 0]
-    if any(ATK[c] > DEF[a] for c in ours for a in attackers):
+    if any(FIGHT_ATK[c] > FIGHT_DEF[a] for c in ours for a in attackers):
         return None
-    killers = [c for c in options if c != PASS and DEF[c] is not None and all(ATK[c] > DEF[a] for a in attackers)]
-    return min(killers, key=lambda c: (COST[c] or 0, -ATTACKS[c], -DEF[c]), default=None)
+    killers = [c for c in options if c != PASS and DEF[c] is not None and all(FIGHT_ATK[c] > FIGHT_DEF[a] for a in attackers)]
+    return min(killers, key=lambda c: (COST[c] or 0, -ATTACKS[c], -FIGHT_DEF[c]), default=None)
 
 
 # Cards the route search considers: points, and income cards that return
@@ -403,7 +410,7 @@ def survivors(game: Game, me: int) -> list[int]:
     """Our ready attackers that no ready defender can make faint, cheapest first."""
     rivals = [game.cards(p)[i][0] for p in opponents(game, me) for i in ready_defenders(game, p)]
     cards = game.cards(me)
-    alive = [i for i in ready_attackers(game, me) if all(DEF[cards[i][0]] >= ATK[d] for d in rivals)]
+    alive = [i for i in ready_attackers(game, me) if all(FIGHT_DEF[cards[i][0]] >= FIGHT_ATK[d] for d in rivals)]
     return sorted(alive, key=lambda i: card_value(cards[i][0]))
 
 
@@ -430,13 +437,15 @@ def choose_attack(game: Game, me: int) -> int:
 
 def choose_defender(game: Game, me: int) -> int:
     """The defender whose fight costs us least (and costs the attacker most)."""
-    attacker = game.cards(game.attacker)[game.attacker_card][0]
+    seat, index = game.attacker, game.attacker_card
+    assert seat is not None and index is not None  # asked to defend: an attack is on
+    attacker = game.cards(seat)[index][0]
     cards = game.cards(me)
 
     def outcome(i: int) -> tuple[int, int]:
         card = cards[i][0]
-        lost = card_value(card) if ATK[attacker] > DEF[card] else 0
-        won = card_value(attacker) if ATK[card] > DEF[attacker] else 0
+        lost = card_value(card) if FIGHT_ATK[attacker] > FIGHT_DEF[card] else 0
+        won = card_value(attacker) if FIGHT_ATK[card] > FIGHT_DEF[attacker] else 0
         return (won - lost + CARDS[card].defend_coins, -card_value(card))
 
     return max(game.legal_moves(me), key=outcome)

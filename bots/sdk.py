@@ -43,6 +43,10 @@ import sys
 from collections.abc import Callable, Iterable, Sequence
 from protocol.engine import Game, move_to_wire
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a bot's start-up)
+if TYPE_CHECKING:
+    from typing import Any
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up)
 if TYPE_CHECKING:
     from typing import Any, BinaryIO
@@ -136,7 +140,7 @@ class Session:
             raise ValueError(f"decide() returned {_describe(move)}, not one of the legal moves {shown}")
         return _encode_move(move_to_wire(game, move))
 
-    def _finish(self, state: dict, me: int | None) -> None:
+    def _finish(self, state: dict[str, Any], me: int | None) -> None:
         """The game is over: forget it even if the final state is odd."""
         days_played = self.days.see(_day(state))
         self.days.reset()
@@ -243,7 +247,7 @@ class _Version(argparse.Action):
         parser.exit()
 
 
-def _parse_state(line: bytes) -> tuple[dict, int | None]:
+def _parse_state(line: bytes) -> tuple[dict[str, Any], int | None]:
     """The state object and the receiving player's index (None if absent),
     checked enough that every later step can index it without surprises."""
     try:
@@ -297,14 +301,14 @@ def _describe(move: object) -> str:
     return describe_int(move) if type(move) is int else repr(move)
 
 
-def _day(state: dict) -> int:
+def _day(state: dict[str, Any]) -> int:
     day = state.get("day")
     if type(day) is not int or not 1 <= day <= 3:
         raise BadMessage(f'"day" must be 1, 2 or 3, got {day!r}')
     return day
 
 
-def _rebuild(state: dict, days_played: int, max_days: int) -> Game:
+def _rebuild(state: dict[str, Any], days_played: int, max_days: int) -> Game:
     try:
         return Game.from_wire(state, days_played=days_played, max_days=max_days)
     except (ValueError, KeyError, TypeError, IndexError) as problem:

@@ -36,15 +36,16 @@ _EXPORTS = {
 
 __all__ = sorted(_EXPORTS)
 
-if TYPE_CHECKING:
-    from tournaments.api import elimination, gauntlet, round_robin, session, sprt
-    from tournaments.errors import TournamentError
-    from tournaments.ladder import Ladder
-    from tournaments.html_report import report
-    from tournaments.result import TournamentResult
-    from tournaments.standings import Standings
-    from tournaments.store import Store
-    from tournaments.workers import PlayOptions
+if TYPE_CHECKING:  # `X as X`: exported, for checkers (`__all__` is computed)
+    from tournaments.api import elimination as elimination, gauntlet as gauntlet, round_robin as round_robin
+    from tournaments.api import session as session, sprt as sprt
+    from tournaments.errors import TournamentError as TournamentError
+    from tournaments.ladder import Ladder as Ladder
+    from tournaments.html_report import report as report
+    from tournaments.result import TournamentResult as TournamentResult
+    from tournaments.standings import Standings as Standings
+    from tournaments.store import Store as Store
+    from tournaments.workers import PlayOptions as PlayOptions
 
 
 def __getattr__(name: str) -> Any:

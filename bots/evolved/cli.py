@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import difflib
+import io
 import random
 import sys
 
@@ -171,7 +172,7 @@ def _genome_text(path: str) -> str:
     return orjson.dumps(genome.to_json()).decode()
 
 
-class _Null:
+class _Null(io.StringIO):
     """A sink for the progress bar in --quiet mode."""
 
     def write(self, _: str) -> int:

@@ -295,7 +295,7 @@ def ray_backend(address: str | None = None) -> Iterator[tuple[Mapper, int]]:
         return ray.get([remotes[fn].remote(*t) for t in tasks])
 
     try:
-        yield mapper, max(1, int(ray.cluster_resources().get("CPU", 1)))
+        yield mapper, max(1, int(ray.cluster_resources().get("CPU", 1)))  # type: ignore[no-untyped-call]
     finally:
         if started:
             ray.shutdown()
@@ -343,13 +343,13 @@ def evaluate(
     genome_seeds = [rng.getrandbits(63) for _ in population]
     batches = max(1, min(len(population), 2 * parallelism))
     hall_json = [g.to_json() for g in hall]
-    tasks = [
+    outside_tasks = [
         (genomes_json[i::batches], settings.opponents, settings.opponent_games, settings.base, settings.max_days,
          genome_seeds[i::batches], hall_json, settings.hall_games)
         for i in range(batches)
     ]
     scores = [0.0] * len(population)
-    for i, (batch, played) in enumerate(mapper(play_outside, tasks)):
+    for i, (batch, played) in enumerate(mapper(play_outside, outside_tasks)):
         scores[i::batches] = batch
         games += played
     w = settings.opponent_weight

@@ -63,7 +63,8 @@ class Store:
         self._write("generations.jsonl", b"")
 
     def settings(self) -> dict[str, Any]:
-        return orjson.loads(self._read("settings.json"))
+        settings: dict[str, Any] = orjson.loads(self._read("settings.json"))
+        return settings
 
     def append_generation(self, record: dict[str, Any], population: list[Genome]) -> None:
         """Record a finished generation (statistics and `leader` genome) and the population it leaves."""

@@ -10,6 +10,8 @@ legal move.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from protocol.engine import ATTACKING, BUY, DEFENDING, INVESTING, PASS, Game
 
 
@@ -18,7 +20,7 @@ def candidate_moves(game: Game, player: int) -> list[int]:
     `game.legal_moves(player)` when the player is pending ([] otherwise)."""
     legal = game.legal_moves(player)
     if not legal:
-        return legal
+        return []
     phase = game.phase
     if phase == INVESTING:
         return investments(game, player)
@@ -28,7 +30,7 @@ def candidate_moves(game: Game, player: int) -> list[int]:
         return useful
     if phase in (ATTACKING, DEFENDING):
         return _distinct_cards(game, player, legal)
-    return legal
+    return list(legal)
 
 
 def investments(game: Game, player: int) -> list[int]:
@@ -46,7 +48,7 @@ def investments(game: Game, player: int) -> list[int]:
     return sorted(amount for amount in amounts if amount <= coins)
 
 
-def _distinct_cards(game: Game, player: int, legal: list[int]) -> list[int]:
+def _distinct_cards(game: Game, player: int, legal: Sequence[int]) -> list[int]:
     """One index per distinct (card, uses) pair: identical cards fight
     identically, so searching both only doubles the tree."""
     cards = game.cards(player)

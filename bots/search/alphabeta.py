@@ -47,6 +47,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import product
+from typing import TypeVar
 
 from bots import expert
 from bots.search.actions import candidate_moves
@@ -57,6 +58,8 @@ WIN = 1000.0
 """The value of winning now; a win found k plies ahead is WIN - k."""
 PROVEN = WIN - 500.0
 """Values beyond +-PROVEN are proven results, not estimates."""
+T = TypeVar("T")
+
 EVAL_SCALE = 100.0
 """Heuristic values lie in (-EVAL_SCALE, EVAL_SCALE)."""
 
@@ -330,7 +333,7 @@ def _play_in_order(game: Game, me: int, mine: int, opponents: tuple[int, ...], r
         game.play(player, moves[player])
 
 
-def _first(items: list, preferred) -> list:
+def _first(items: list[T], preferred: T | None) -> list[T]:
     """`items` with `preferred` moved to the front (move ordering)."""
     if preferred is None or preferred not in items:
         return items

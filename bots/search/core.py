@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from bots import expert
 from bots.search.evaluation import Weights
@@ -106,7 +106,8 @@ class Searcher(Protocol):
 
 def candidate_moves(game: Game, player: int) -> list[int]:
     """The moves the searches branch over (bots.search.actions.candidate_moves, in C)."""
-    return _engine.candidate_moves(game, player)
+    moves: list[int] = _engine.candidate_moves(game, player)
+    return moves
 
 
 def value(game: Game, me: int, weights: Weights) -> float:
@@ -114,7 +115,8 @@ def value(game: Game, me: int, weights: Weights) -> float:
     bots.search.evaluation.evaluate is its reference, in (-1, 1)): the
     leaf value of a search that stops before the game ends, such as the
     exploiter's cut rollouts. Meaningful for a game that is not over."""
-    return (1.0 + _engine.evaluate(game, me, weights.values, weights.scale)) / 2.0
+    evaluation: float = _engine.evaluate(game, me, weights.values, weights.scale)
+    return (1.0 + evaluation) / 2.0
 
 
 def _limits(budget: Budget) -> tuple[float, float]:
@@ -215,7 +217,7 @@ class Mcts:
 ALGORITHMS = ("alphabeta", "champion", "champion-serial", "mcts", "mcts-rm")
 
 
-def make(algorithm: str, weights: Weights, seed: int | None = None, **options) -> Searcher:
+def make(algorithm: str, weights: Weights, seed: int | None = None, **options: Any) -> Searcher:
     """A searcher by name: `alphabeta` (AlphaBeta), `champion` (the
     champion bot's search: MixedAlphaBeta with smab), `champion-serial`
     (the same serialising below the root), `mcts` and `mcts-rm` (Mcts with

@@ -19,7 +19,7 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from protocol import cards as card_table
 from protocol.engine import BUY, Game
@@ -311,7 +311,7 @@ CHAMPION_WEIGHTS_FILE = "champion.json"
 changing them does not silently change the other bots' measured rows."""
 
 
-def _weights_json(path: str | None, packaged: str = DEFAULT_WEIGHTS_FILE) -> dict:
+def _weights_json(path: str | None, packaged: str = DEFAULT_WEIGHTS_FILE) -> dict[str, Any]:
     if path is None:
         text = resources.files("bots.search").joinpath(packaged).read_text()
     else:

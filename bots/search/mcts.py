@@ -147,7 +147,7 @@ class Searcher:
         key = game.key()
         frontier = [self.root] if self.root is not None else []
         for _ in range(self.config.reuse_depth + 1):
-            following = []
+            following: list[Node] = []
             for node in frontier:
                 if node.key == key:
                     self.root = node

@@ -40,7 +40,7 @@ import os
 import shlex
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -185,7 +185,10 @@ def load_corpus(paths: Sequence[Path]) -> Corpus:
         by_size.setdefault(a.shape[1], []).append((f[keep], a[keep], w[g][keep]))
     if not positions:
         raise ValueError("the corpus holds no positions")
-    groups = [Group(*(np.concatenate(parts) for parts in zip(*by_size[n]))) for n in sorted(by_size)]
+    groups = []
+    for n in sorted(by_size):
+        features, alive, winners = (np.concatenate(column) for column in zip(*by_size[n]))
+        groups.append(Group(features, alive, winners))
     for group in groups:
         group.features = np.clip(group.features, -1e6, 1e6).astype(np.float32)
     return Corpus(groups, games, positions)
@@ -214,7 +217,7 @@ def _logistic(w: np.ndarray, diff: np.ndarray, y: np.ndarray, scale: float, l2: 
 
 
 def fit(corpus: Corpus, start: Weights, l2: float = 1e-4, iterations: int = 500, rounds: int = 10,
-        progress=lambda _: None, fixed: dict[str, float] | None = None) -> tuple[Weights, float]:
+        progress: Callable[[int], object] = lambda _: None, fixed: dict[str, float] | None = None) -> tuple[Weights, float]:
     """The weights that maximise the likelihood of the results, from
     `start` (the hand-tuned ones); their mean log-loss. Deterministic.
 

@@ -99,7 +99,8 @@ def score(
 
 
 def tune(
-    start: Weights, generations: int, openings: int, depth: int, jobs: int, seed: int, log=print,
+    start: Weights, generations: int, openings: int, depth: int, jobs: int, seed: int,
+    log: Callable[..., object] = print,
     checkpoint: Callable[[Weights, list[str]], None] | None = None,
 ) -> tuple[Weights, list[str]]:
     """Run the ES; `checkpoint` gets the incumbent after every generation,
@@ -155,7 +156,8 @@ def sweep_games(openings: int) -> int:
 
 
 def sweep(
-    start: Weights, feature: str, values: Sequence[float], openings: int, depth: int, jobs: int, log=print,
+    start: Weights, feature: str, values: Sequence[float], openings: int, depth: int, jobs: int,
+    log: Callable[..., object] = print,
 ) -> list[tuple[float, float]]:
     """Each value's total score (of 2 opponents x `openings` x 2 seats),
     every value playing the same openings: a paired comparison, so the
