@@ -35,7 +35,7 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the checkout's packages first
 
-from common.settings import Isolation  # noqa: E402
+from common.settings import MAX_DAYS, Isolation  # noqa: E402
 from driver.botspec import BotSpec, parse_bot  # noqa: E402
 from driver.game import GameOptions, GameResult, game_lines, play_game  # noqa: E402
 
@@ -121,7 +121,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=4, help="games per set-up (seats alternate)")
     parser.add_argument("--time", type=float, default=0.2, help="the champion's CPU seconds per move")
-    parser.add_argument("--max-days", type=int, default=100)
+    parser.add_argument("--max-days", type=int, default=MAX_DAYS)
     options = parser.parse_args(argv)
     rows = [
         measure("idle", 0, "auto", options.games, options.time, options.max_days),

@@ -51,13 +51,16 @@ import click
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from common.settings import MAX_DAYS  # noqa: E402
+
 PASSIVE = str(ROOT / "tests" / "bots_tournament" / "passive.py")
 ORIGINAL_GAMES_PER_S = 3.2
 DEFAULT_PAIRS = (("random", "random"), ("expert", "champion --time 0.05"), ("expert", "mcts --time 0.05"))
 
 
 def _tournament(
-    bots: list[str], games: int, concurrency: int, reuse: bool = False, max_days: int = 100
+    bots: list[str], games: int, concurrency: int, reuse: bool = False, max_days: int = MAX_DAYS
 ) -> tuple[int, float]:
     from tournaments import PlayOptions, round_robin
 
@@ -260,7 +263,7 @@ def side_by_side(path: Path, pairing_games: int) -> None:
 @click.option("--pair", "pairs", type=(str, str), multiple=True, metavar="A B",
               help="Two BOTs whose games' CPU is split (repeatable). [default: random random; expert"
                    " 'champion --time 0.05'; expert 'mcts --time 0.05']")
-@click.option("--max-days", type=int, default=100, show_default=True, help="Day limit of the CPU split's games.")
+@click.option("--max-days", type=int, default=MAX_DAYS, show_default=True, help="Day limit of the CPU split's games.")
 @click.option("--reuse/--no-reuse", default=None,
               help="Force or forbid --reuse in the CPU split. [default: the tournament's own choice]")
 @click.option("--skip-throughput", is_flag=True, help="Leave out sections 1 to 3.")

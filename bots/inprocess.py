@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from common.defaults import MAX_DAYS
 from protocol.engine import ATTACKING, DEFENDING, Game, IllegalMove
 
 Policy = Callable[[Game, int], int]
@@ -42,7 +43,7 @@ def play_out(game: Game, policies: Sequence[Policy]) -> Game:
 
 
 def play_game(
-    policies: Sequence[Policy], *, base: bool = False, max_days: int = 100
+    policies: Sequence[Policy], *, base: bool = False, max_days: int = MAX_DAYS
 ) -> Game:
     """A fresh game between `policies` (2 to 4), played to its end."""
     return play_out(Game(len(policies), base=base, max_days=max_days), policies)

@@ -41,6 +41,7 @@ import os
 import random
 import sys
 from collections.abc import Callable, Iterable, Sequence
+from common.defaults import MAX_DAYS
 from protocol.engine import Game, move_to_wire
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a bot's start-up)
@@ -99,7 +100,7 @@ class Session:
         decide: Decide,
         on_game_start: GameHook | None = None,
         on_game_end: GameHook | None = None,
-        max_days: int = 100,
+        max_days: int = MAX_DAYS,
     ) -> None:
         self.decide = decide
         self.max_days = max_days
@@ -225,9 +226,9 @@ def option_parser(description: str | None = None, prog: str | None = None) -> ar
     parser.add_argument(
         "--max-days",
         type=int,
-        default=100,
+        default=MAX_DAYS,
         metavar="N",
-        help="the game's day limit, if not the default 100 (the wire does not say)",
+        help=f"the game's day limit, if not the default {MAX_DAYS} (the wire does not say)",
     )
     return parser
 

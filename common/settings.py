@@ -1,9 +1,10 @@
-"""The game's default settings, each defined once, and the isolation modes.
+"""The game's settings as one value (`GameSettings`), and the isolation modes.
 
 Every holder of game settings (the commands' options, `driver.game.GameOptions`,
-`driver.play`, the tournament's jobs, the game server, the exploiter) takes
-its defaults from here, so that "100 days" or "10 seconds a move" cannot
-drift apart between commands.
+`driver.play`, the tournament's jobs, the game server, the exploiter) is a
+GameSettings or holds one, and its defaults are `common.defaults`' numbers
+(handed on from here too), so that "100 days" or "10 seconds a move"
+cannot drift apart between commands.
 """
 
 from __future__ import annotations
@@ -13,23 +14,10 @@ from dataclasses import dataclass, fields
 from enum import StrEnum
 from typing import Any, Self
 
+from common.defaults import LINE_LIMIT, MARGIN, MAX_DAYS, STARTUP, STDERR_LIMIT, TIMEOUT
+
 __all__ = ["MAX_DAYS", "TIMEOUT", "STARTUP", "MARGIN", "LINE_LIMIT", "STDERR_LIMIT", "Isolation", "MODES",
            "GameSettings"]
-
-MAX_DAYS = 100
-"""Days played before a game is decided as it stands (the original's limit)."""
-TIMEOUT = 10.0
-"""Seconds a bot has for each answer (the original driver's)."""
-STARTUP = 30.0
-"""Default start-up allowance (seconds): generous, so that a bot that loads
-a model or starts a JVM, or any bot on a loaded machine, is not forfeited
-at its first move."""
-MARGIN = 0.0
-"""Grace (seconds) past every limit before an answer counts as missing."""
-LINE_LIMIT = 1 << 20
-"""Longest answer accepted (bytes of its one JSON value, whitespace around it excluded)."""
-STDERR_LIMIT = 64 << 10
-"""How much of each bot's standard error is kept (the most recent bytes)."""
 
 
 class Isolation(StrEnum):

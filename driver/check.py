@@ -30,6 +30,7 @@ from driver.isolation import Fence
 from driver.game import interpret_reply, state_lines
 from driver.process import STDERR_LIMIT, BotGroup, BotProcess, LineChannel, ReplyKind
 from protocol.engine import ATTACKING, BUY, DEFENDING, INVESTING, PHASE_NAMES, Game, IllegalMove
+from common.settings import MAX_DAYS, TIMEOUT
 
 __all__ = ["Step", "CheckReport", "check_bot", "SCENARIOS"]
 
@@ -121,10 +122,10 @@ class CheckReport:
 
 def check_bot(
     spec: BotSpec,
-    timeout: float = 10.0,
+    timeout: float = TIMEOUT,
     seed: int = 0,
     extra_games: int = 12,
-    max_days: int = 100,
+    max_days: int = MAX_DAYS,
     max_failures: int = 50,
     isolation: str = "auto",
     fence: Fence | None = None,

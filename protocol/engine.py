@@ -9,6 +9,7 @@ a game from a received state (:meth:`Game.from_wire`) and converting moves
 from __future__ import annotations
 
 import protocol._engine as _engine  # the C core (protocol/_engine.c): no stubs, its Python face is this module
+from common.defaults import MAX_DAYS
 from protocol.cards import BASE, CARDS, NAME_TO_ID, NAMES, PASS, PASS_NAME, SIMPLE, STIPEND
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: every bot imports this module
@@ -51,7 +52,7 @@ if TYPE_CHECKING:
     class _Core:
         """Signatures of the C type protocol._engine.Game, for type checkers."""
 
-        def __init__(self, n_players: int, base: bool = False, max_days: int = 100) -> None: ...
+        def __init__(self, n_players: int, base: bool = False, max_days: int = MAX_DAYS) -> None: ...
         n_players: int
         base: bool
         day: int
@@ -116,7 +117,7 @@ class Game(_Core):
     __slots__ = ()
 
     @staticmethod
-    def from_wire(d: dict[str, Any], days_played: int = 0, max_days: int = 100) -> "Game":
+    def from_wire(d: dict[str, Any], days_played: int = 0, max_days: int = MAX_DAYS) -> "Game":
         """Rebuild a Game from a received state (raises ValueError if malformed).
 
         The set (simple or base) comes from the shop's keys. The wire does not

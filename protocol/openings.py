@@ -22,6 +22,7 @@ import random
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from common.defaults import MAX_DAYS
 from protocol.engine import BUY, INVESTING, Game, IllegalMove, move_from_wire, move_to_wire
 from protocol.exactjson import JSONError, NotJSON, dumps, loads
 
@@ -71,7 +72,7 @@ def random_opening(
     rng: random.Random,
     *,
     base: bool = False,
-    max_days: int = 100,
+    max_days: int = MAX_DAYS,
     attempts: int = 1000,
 ) -> Opening:
     """`plies` moves of uniformly random legal play, then the rest of the

@@ -4,7 +4,9 @@ whole by every holder, stored formats unchanged."""
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import json
+from collections.abc import Callable
 
 import orjson
 import pytest
@@ -23,6 +25,41 @@ def test_every_holder_starts_from_the_same_defaults() -> None:
     assert GameOptions().settings() == default
     assert PlayOptions().settings() == default
     assert Settings().game == default
+    from exploit.run import Settings as ExploitSettings
+
+    assert ExploitSettings(budget=1.0).game == default
+
+
+def _default(function: Callable[..., object], name: str) -> object:
+    return inspect.signature(function).parameters[name].default
+
+
+def test_no_default_day_limit_or_time_is_written_twice() -> None:
+    """Every default day limit and time per move is `common.defaults`'
+    (a bare 100 that drifted would fail here), the C core's included."""
+    from arena.cli import evolve, exploit_main
+    from bots import inprocess, sdk
+    from bots.evolved.ga import Settings as EvolveSettings
+    from driver.check import check_bot
+    from exploit.arena import Arena
+    from exploit.model import ProcessModel
+    from protocol.engine import Game
+    from protocol.openings import random_opening
+    from tournaments.openings import OpeningPlan
+
+    assert Game(2).max_days == MAX_DAYS  # the C core's own default
+    assert Game.from_wire(Game(2).to_wire()).max_days == MAX_DAYS
+    assert sdk.option_parser().parse_args([]).max_days == MAX_DAYS
+    assert sdk.Session(lambda game, me: 0).max_days == MAX_DAYS
+    days = [_default(f, "max_days") for f in (inprocess.play_game, random_opening, check_bot, ProcessModel)]
+    assert days == [MAX_DAYS] * 4
+    assert [_default(f, "timeout") for f in (check_bot, ProcessModel)] == [TIMEOUT] * 2
+    assert EvolveSettings().max_days == MAX_DAYS and OpeningPlan("default").max_days == MAX_DAYS
+    assert _default(Arena, "game") == GameSettings()
+    for command in (exploit_main, evolve.commands["run"]):
+        params = {p.name: p for p in command.params}
+        assert params["max_days"].default == MAX_DAYS
+    assert {p.name: p for p in exploit_main.params}["timeout"].default == TIMEOUT
 
 
 @pytest.mark.parametrize("command", [("driver", "run"), ("tournament", "round-robin"), ("driver", "play")])

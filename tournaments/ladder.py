@@ -26,6 +26,7 @@ from typing import Any
 from openskill.models import PlackettLuce
 
 from common.safefile import make_dirs
+from common.settings import MAX_DAYS
 from tournaments.api import playing
 from tournaments.entrants import Entrant, from_stored, parse_entrants
 from tournaments.errors import TournamentError
@@ -208,7 +209,7 @@ class Ladder:
                                 self.show(base=options.base, max_days=options.max_days), len(new),
                                 {"pool": _pool_name(options.base, options.max_days)})
 
-    def show(self, *, base: bool = False, max_days: int = 100) -> Standings:
+    def show(self, *, base: bool = False, max_days: int = MAX_DAYS) -> Standings:
         """Pool standings: the batch fit over the pool's games, pool bots listed."""
         pool = [b.name for b in self.pool()]
         results = self._games(base, max_days)

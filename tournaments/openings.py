@@ -28,6 +28,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from common.settings import MAX_DAYS
 from protocol.engine import Game
 from protocol.openings import Opening, OpeningError, play_opening, random_opening, read_openings
 
@@ -53,7 +54,7 @@ class OpeningPlan:
     plies: int | None = None  # random:K
     players: int = 2
     base: bool = False
-    max_days: int = 100
+    max_days: int = MAX_DAYS
     seed: int = 0
     note: str = ""  # why the plan is not what was asked for (the default suite does not fit)
 

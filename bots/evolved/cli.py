@@ -19,6 +19,7 @@ import sys
 import click
 
 from common.pool import default_workers
+from common.defaults import MAX_DAYS
 from common.options import VersionedGroup, backend_for, concurrency_option, ray_address_option, version_option
 
 from bots.evolved.ga import (
@@ -94,7 +95,7 @@ def main() -> None:
 @click.option("--hall-games", type=int, default=8, show_default=True, help="Games per genome against each hall-of-fame leader (even: seats alternate).")
 @click.option("--ancestor", "ancestors", multiple=True, type=click.Path(exists=True, dir_okay=False),
               help="A genome JSON file kept in the hall of fame for the whole run (e.g. an earlier shipped genome); repeatable.")
-@click.option("--max-days", type=int, default=100, show_default=True, help="Day limit of each fitness game.")
+@click.option("--max-days", type=int, default=MAX_DAYS, show_default=True, help="Day limit of each fitness game.")
 @concurrency_option
 @click.option("--workers", "workers", type=click.IntRange(1), default=None, hidden=True)  # the old spelling of -j
 @click.option("--backend", type=click.Choice(["local", "ray"]), default=None,

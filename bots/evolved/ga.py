@@ -52,6 +52,7 @@ from bots.evolved.bot import policy
 from bots.evolved.genome import Genome, crossover, distance, mutate, random_genome
 from bots.inprocess import play_game
 from common.pool import WorkerPool
+from common.defaults import MAX_DAYS
 
 MIN_POPULATION, MAX_POPULATION = 8, 512
 
@@ -70,7 +71,7 @@ class Settings:
     mutation_rate: float = 0.15
     mutation_scale: float = 0.5
     crossover_rate: float = 0.7
-    max_days: int = 100
+    max_days: int = MAX_DAYS
     opponents: tuple[str, ...] = ()
     opponent_games: int = 16
     opponent_weight: float = 0.5
