@@ -27,6 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from common.defaults import MAX_DAYS  # noqa: E402
 from driver.game import state_lines  # noqa: E402
 from protocol.exactjson import dumps, loads  # noqa: E402  (exact: purses pass 2**64)
 from protocol.cards import ATK, COST, DEF, POINTS  # noqa: E402
@@ -65,7 +66,7 @@ def long_trace(players: int, days: int, base: bool, seed: int) -> list[bytes]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--days", type=int, default=100)
+    ap.add_argument("--days", type=int, default=MAX_DAYS)
     ap.add_argument("--players", type=int, default=4, choices=(2, 3, 4))
     ap.add_argument("--simple", action="store_true", help="The 8 simple-set cards (default: all 13 base-set cards).")
     ap.add_argument("--seed", type=int, default=1)
