@@ -22,7 +22,7 @@ from typing import Any, Protocol
 from driver.process import kill_started_bots
 from tournaments.errors import TournamentError
 from tournaments.store import GameRecord
-from tournaments.workers import Job, play
+from tournaments.workers import Job, Tail, play, send_tails_to
 
 _PR_SET_PDEATHSIG = 1
 
@@ -37,6 +37,12 @@ class Backend(Protocol):
         ...
 
     def result(self, handle: Any) -> GameRecord: ...
+
+    def tails(self) -> list[Tail]:
+        """The kept bots' standard error written after their games' records
+        (tournaments.workers.Tail) received since the last call; after
+        close, the rest."""
+        ...
 
     def close(self, cancel: bool = False) -> None: ...
 
@@ -54,11 +60,18 @@ class LocalBackend:
         if concurrency < 1:
             raise TournamentError(f"--concurrency must be at least 1, got {concurrency}")
         self.slots = concurrency
+        context = multiprocessing.get_context("spawn")
+        # The workers' tails, read as they come (a full pipe would hold up a worker's exit).
+        self._tail_queue: Any = context.Queue()
+        self._tails: list[Tail] = []
+        self._tails_lock = threading.Lock()
+        self._tail_reader = threading.Thread(target=self._read_tails, name="tails", daemon=True)
+        self._tail_reader.start()
         self._pool = ProcessPoolExecutor(
             max_workers=concurrency,
-            mp_context=multiprocessing.get_context("spawn"),
+            mp_context=context,
             initializer=_start_worker,
-            initargs=(os.getpid(),),
+            initargs=(os.getpid(), self._tail_queue),
         )
 
     def submit(self, job: Job) -> Future[GameRecord]:
@@ -71,6 +84,19 @@ class LocalBackend:
 
     def result(self, handle: Future[GameRecord]) -> GameRecord:
         return handle.result()
+
+    def _read_tails(self) -> None:
+        while True:
+            tail = self._tail_queue.get()
+            if tail is None:
+                return
+            with self._tails_lock:
+                self._tails.append(tail)
+
+    def tails(self) -> list[Tail]:
+        with self._tails_lock:
+            tails, self._tails = self._tails, []
+        return tails
 
     def close(self, cancel: bool = False) -> None:
         """Wait for the games in flight, or with `cancel` abandon them: the
@@ -85,6 +111,9 @@ class LocalBackend:
             except (OSError, ValueError):  # already gone, or closed
                 pass
         self._pool.shutdown(wait=not cancel, cancel_futures=cancel)
+        if self._tail_reader.is_alive():  # the workers have exited, their last tails sent: this comes after
+            self._tail_queue.put(None)
+            self._tail_reader.join(timeout=None if not cancel else 1.0)
 
 
 @contextmanager
@@ -115,7 +144,7 @@ def _interrupt_after_spawning() -> Iterator[None]:
             signal.raise_signal(signal.SIGINT)
 
 
-def _start_worker(parent: int) -> None:
+def _start_worker(parent: int, tails: Any = None) -> None:
     """A worker lives and dies by the tournament.
 
     Ctrl-C reaches the whole process group, but it is the parent's to
@@ -125,6 +154,7 @@ def _start_worker(parent: int) -> None:
     terminal's signals). A killed tournament leaves no worker behind: each
     gets SIGTERM when the parent dies (Linux; elsewhere a no-op).
     """
+    send_tails_to(tails)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _stop_worker)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # blocked by _interrupt_after_spawning
@@ -196,6 +226,11 @@ class RayBackend:
     def result(self, handle: Any) -> GameRecord:
         record: GameRecord = self._ray.get(handle)
         return record
+
+    def tails(self) -> list[Tail]:
+        """None: Ray's workers send none (they keep bots only with --reuse,
+        and those bots' standard error after a game's final state is dropped)."""
+        return []
 
     def close(self, cancel: bool = False) -> None:
         """Leave the Ray instance up: other runs in this process may reuse it."""
