@@ -7,7 +7,7 @@ from setuptools.command.build_ext import build_ext
 C_FLAGS = ["-O2", "-std=c11", "-Wall", "-Wextra", "-Wno-unused-parameter", "-ffp-contract=off"]
 # The search core (protocol/search/) shares the engine's state struct
 # (protocol/engine.h) and is compiled into the same extension.
-SEARCH_SOURCES = [f"protocol/search/{name}.c" for name in ("moves", "evaluation", "mcts", "alphabeta", "smab", "selfplay", "module")]
+SEARCH_SOURCES = [f"protocol/search/{name}.c" for name in ("moves", "evaluation", "mcts", "alphabeta", "smab", "regret", "selfplay", "module")]
 
 
 class build_ext_and_botinit(build_ext):

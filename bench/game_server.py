@@ -20,6 +20,13 @@ into its event loop's (connections, WebSocket frames, pages) and its game
 threads' (the referee, the journal); the stdio run's referee threads',
 bots not included; for the server run also the bots' side, which shares
 this process's cores), and the server process's peak memory (VmHWM). Stops by itself after the two runs.
+
+Then where the referee's CPU went, phase by phase: for the server, while
+the bots connect (before the clock starts), while games are started
+until --seconds are up, and while the games still in flight then finish
+(fewer games at once each moment); for the stdio referee, starting its
+bot processes, the games, and ending the bots. A short run's fixed costs
+and its tail are these first and last phases.
 """
 
 from __future__ import annotations
@@ -100,7 +107,12 @@ def peak_memory_kib(pid: int) -> int:
     return 0
 
 
-async def server_run(url: str, pairs: int, seconds: float, max_days: int) -> tuple[int, list[float], float]:
+Phases = list[tuple[str, float, float, int]]
+"""(phase, CPU seconds, of which the event loop's, moves) of a run, in order."""
+
+
+async def server_run(url: str, pairs: int, seconds: float, max_days: int,
+                     pid: int) -> tuple[int, list[float], float, Phases]:
     import websockets
 
     ws_url = "ws" + url[len("http"):] + "/ws/bot"
@@ -164,34 +176,53 @@ async def server_run(url: str, pairs: int, seconds: float, max_days: int) -> tup
             for t in tasks:
                 t.cancel()
 
+    samples: list[tuple[float, float, int]] = []
+
+    def sample() -> None:
+        samples.append((cpu_seconds(pid), cpu_seconds(pid, pid), len(latencies)))
+
+    async def sample_at_stop() -> None:
+        await asyncio.sleep(seconds)
+        sample()
+
     started = asyncio.Event()
+    sample()
     runs = [asyncio.create_task(pair(k)) for k in range(pairs)]
     await asyncio.sleep(2.0)  # every bot connected
+    sample()
     begin = time.monotonic()
     stop_at = begin + seconds
     latencies.clear()
     started.set()
+    at_stop = asyncio.create_task(sample_at_stop())
     for outcome in await asyncio.gather(*runs, return_exceptions=True):
         if isinstance(outcome, BaseException):
             raise outcome
-    return finished, latencies, min(time.monotonic(), stop_at) - begin
+    await at_stop
+    sample()
+    names = ("bots connecting", "games until the stop", "games in flight finishing")
+    phases = [(name, c1 - c0, l1 - l0, max(m1 - m0, 0) if name != "games until the stop" else m1)
+              for name, (c0, l0, m0), (c1, l1, m1) in zip(names, samples, samples[1:])]
+    return finished, latencies, min(time.monotonic(), stop_at) - begin, phases
 
 
 # -- the stdio run -------------------------------------------------------------
 
 
-def stdio_run(pairs: int, seconds: float, max_days: int, tmp: Path) -> tuple[int, list[float], float]:
+def stdio_run(pairs: int, seconds: float, max_days: int, tmp: Path) -> tuple[int, list[float], float, Phases]:
     from driver.game import GameOptions, play_game
     from driver.process import BotGroup, BotProcess, respawner
 
     finished = 0
     lock = threading.Lock()
+    clock = [time.process_time()]
     options = GameOptions(max_days=max_days, timeout=60.0)
     groups = []
     for k in range(pairs):
         procs = [BotProcess((sys.executable, "-c", RANDOM_STDIO_BOT, str(2 * k + i), str(tmp / f"lat{k}-{i}")),
                             f"b{2 * k + i}", isolation="none") for i in range(2)]  # they write their latencies to tmp; the server run's bots are not isolated either
         groups.append(procs)
+    clock.append(time.process_time())
     begin = time.monotonic()
     stop_at = begin + seconds
 
@@ -208,17 +239,25 @@ def stdio_run(pairs: int, seconds: float, max_days: int, tmp: Path) -> tuple[int
         t.start()
     for t in threads:
         t.join()
+    clock.append(time.process_time())
     elapsed = min(time.monotonic(), stop_at) - begin
     BotGroup([p for g in groups for p in g]).close()
+    clock.append(time.process_time())
     latencies = [float(x) for f in tmp.glob("lat*") for x in f.read_text().split()]
-    return finished, latencies, elapsed
+    phases = [(name, b - a, 0.0, len(latencies) if name == "games" else 0)
+              for name, a, b in zip(("starting the bots", "games", "ending the bots"), clock, clock[1:])]
+    return finished, latencies, elapsed, phases
 
 
-def report(label: str, games: int, lat: list[float], elapsed: float, memory: str) -> None:
+def report(label: str, games: int, lat: list[float], elapsed: float, memory: str, phases: Phases) -> None:
     ms = [x * 1000 for x in lat]
     print(f"{label:<7} {games / elapsed:8.1f} games/s  {games:5d} games in {elapsed:4.1f} s  "
           f"move latency p50 {percentile(ms, .5):6.2f} ms  p99 {percentile(ms, .99):7.2f} ms  "
           f"({len(ms)} moves){memory}", flush=True)
+    for name, cpu, loop, moves in phases:
+        per_move = f", {cpu / moves * 1e6:.0f} us/move" if moves else ""
+        of_loop = f" (event loop {loop:.2f} s)" if label == "server" else ""
+        print(f"          {name}: CPU {cpu:.2f} s{of_loop}, {moves} moves{per_move}", flush=True)
 
 
 def main() -> None:
@@ -235,7 +274,7 @@ def main() -> None:
         try:
             cpu0, mine0 = cpu_seconds(proc.pid), time.process_time()
             loop0 = cpu_seconds(proc.pid, proc.pid)  # the main thread: the event loop
-            games, lat, elapsed = asyncio.run(server_run(url, args.pairs, args.seconds, args.max_days))
+            games, lat, elapsed, phases = asyncio.run(server_run(url, args.pairs, args.seconds, args.max_days, proc.pid))
             cpu, mine = cpu_seconds(proc.pid) - cpu0, time.process_time() - mine0
             loop = cpu_seconds(proc.pid, proc.pid) - loop0
             moves = max(len(lat), 1)
@@ -245,11 +284,11 @@ def main() -> None:
         finally:
             proc.send_signal(signal.SIGTERM)
             proc.wait(60)
-        report("server", games, lat, elapsed, memory)
+        report("server", games, lat, elapsed, memory, phases)
         mine0 = time.process_time()
-        games, lat, elapsed = stdio_run(args.pairs, args.seconds, args.max_days, Path(tmp))
+        games, lat, elapsed, phases = stdio_run(args.pairs, args.seconds, args.max_days, Path(tmp))
         mine = time.process_time() - mine0
-        report("stdio", games, lat, elapsed, f"  referee CPU {mine / max(len(lat), 1) * 1e6:.0f} us/move")
+        report("stdio", games, lat, elapsed, f"  referee CPU {mine / max(len(lat), 1) * 1e6:.0f} us/move", phases)
 
 
 if __name__ == "__main__":

@@ -47,7 +47,8 @@ from bots.random_bot import random_policy
 from bots.search import core
 from bots.search.alphabeta import AlphaBeta
 from bots.search.evaluation import CHAMPION_WEIGHTS_FILE, load_weights
-from bots.search.mcts import MctsConfig, Searcher
+from bots.search.core import MctsConfig
+from bots.search.mcts import Searcher
 from bots.search.mixed import MixedAlphaBeta
 from protocol.engine import Game
 from tournaments.stats.crosstable import wilson

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 from bots.sdk import option_parser, bot_main
 from bots.search.core import AlphaBeta, Budget
-from bots.search.evaluation import Weights, load_weights
+from bots.search.weights import Weights, load_weights
 from protocol.engine import Game
 
 DEFAULT_SECONDS = 0.5

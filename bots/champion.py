@@ -31,8 +31,8 @@ import random
 from collections.abc import Sequence
 
 from bots.sdk import option_parser, bot_main
-from bots.search.evaluation import CHAMPION_WEIGHTS_FILE, Weights, load_weights
 from bots.search.core import Budget, MixedAlphaBeta
+from bots.search.weights import CHAMPION_WEIGHTS_FILE, Weights, load_weights
 from protocol.engine import Game
 
 DEFAULT_SECONDS = 0.5

@@ -16,9 +16,8 @@ import argparse
 from collections.abc import Sequence
 
 from bots.sdk import option_parser, bot_main
-from bots.search.core import Budget, Mcts
-from bots.search.evaluation import Weights, load_weights
-from bots.search.mcts import MctsConfig
+from bots.search.core import Budget, Mcts, MctsConfig
+from bots.search.weights import Weights, load_weights
 from protocol.engine import Game
 
 DEFAULT_SECONDS = 0.5

@@ -19,7 +19,8 @@ from collections.abc import Sequence
 from bots.sdk import bot_main
 from bots.mcts import DEFAULT_SECONDS, parser as current_parser
 from bots.search.evaluation import Weights, load_weights
-from bots.search.mcts import MctsConfig, Searcher
+from bots.search.core import MctsConfig
+from bots.search.mcts import Searcher
 from protocol.engine import Game
 
 

@@ -215,7 +215,7 @@ def option_parser(description: str | None = None, prog: str | None = None) -> ar
     Bots add their own options to it. Every option must be optional: the
     original driver starts a bot with no arguments at all.
     """
-    parser = argparse.ArgumentParser(prog=prog, description=description)
+    parser = argparse.ArgumentParser(prog=prog, description=description, formatter_class=_HelpFormatter)
     parser.add_argument("--version", action=_Version, help="print the version and exit")
     parser.add_argument(
         "--seed",
@@ -231,6 +231,35 @@ def option_parser(description: str | None = None, prog: str | None = None) -> ar
         help=f"the game's day limit, if not the default {MAX_DAYS} (the wire does not say)",
     )
     return parser
+
+
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's own, given the terminal's width from `os` rather than
+    `shutil`: argparse builds a formatter for every option it is given (to
+    check its metavar), and the formatter's import of shutil (with zlib,
+    bz2 and lzma behind it) cost every bot's start-up a tenth of a bare
+    Python bot's, to print a help it never prints."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                 width: int | None = None) -> None:
+        if width is None:
+            width = _terminal_columns() - 2  # as argparse does with shutil.get_terminal_size()
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
+def _terminal_columns() -> int:
+    """shutil.get_terminal_size().columns: $COLUMNS, else the width of the
+    terminal on stdout, else 80."""
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
 
 
 class _Version(argparse.Action):

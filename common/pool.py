@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from types import TracebackType
-from typing import ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 __all__ = ["WorkerPool", "default_workers"]
 
@@ -50,9 +50,13 @@ def default_workers() -> int:
 
 class WorkerPool(ProcessPoolExecutor):
     """`workers` spawned worker processes (see the module's docstring);
-    `on_stop`, a module-level function, runs in a worker told to stop."""
+    `on_stop`, a module-level function, runs in a worker told to stop;
+    `on_start(*on_start_args)`, also module-level, in each worker as it
+    starts (a tournament's workers are handed the queue their kept bots'
+    late standard error goes to)."""
 
-    def __init__(self, workers: int, on_stop: Callable[[], None] | None = None) -> None:
+    def __init__(self, workers: int, on_stop: Callable[[], None] | None = None,
+                 on_start: Callable[..., None] | None = None, on_start_args: tuple[Any, ...] = ()) -> None:
         if workers < 1:
             raise ValueError(f"a pool needs at least 1 worker, not {workers}")
         self.workers = workers
@@ -60,7 +64,7 @@ class WorkerPool(ProcessPoolExecutor):
             max_workers=workers,
             mp_context=multiprocessing.get_context("spawn"),
             initializer=_start_worker,
-            initargs=(os.getpid(), on_stop),
+            initargs=(os.getpid(), on_stop, on_start, on_start_args),
         )
 
     def submit(self, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> Future[T]:
@@ -122,7 +126,8 @@ def _interrupt_after_spawning() -> Iterator[None]:
 _on_stop: Callable[[], None] | None = None
 
 
-def _start_worker(parent: int, on_stop: Callable[[], None] | None) -> None:
+def _start_worker(parent: int, on_stop: Callable[[], None] | None, on_start: Callable[..., None] | None,
+                  on_start_args: tuple[Any, ...]) -> None:
     """A worker lives and dies by its pool's owner.
 
     Ctrl-C reaches the whole process group, but it is the parent's to
@@ -135,6 +140,8 @@ def _start_worker(parent: int, on_stop: Callable[[], None] | None) -> None:
     """
     global _on_stop
     _on_stop = on_stop
+    if on_start is not None:
+        on_start(*on_start_args)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _stop_worker)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # blocked by _interrupt_after_spawning

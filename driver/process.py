@@ -431,6 +431,18 @@ class LineChannel:
             return b"[... %d bytes of standard error dropped ...]\n" % self.stderr_dropped + kept
         return kept
 
+    def take_stderr(self) -> bytes:
+        """Everything kept of standard error since the last take (reading
+        what the pipe holds now first), with a note of what was dropped, and
+        forget it: a kept bot's standard error between two games."""
+        self._read_stderr()
+        kept = bytes(self.stderr)
+        if self.stderr_dropped:
+            kept = b"[... %d bytes of standard error dropped ...]\n" % self.stderr_dropped + kept
+        self.stderr.clear()
+        self.stderr_dropped = 0
+        return kept
+
     def mark_end(self) -> None:
         """Note that the game's final state goes out now: what the bot writes
         to standard error from here on is shown apart (`kept_stderr`). What

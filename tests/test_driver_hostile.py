@@ -108,7 +108,9 @@ def test_attacks_fail_in_a_tournament_playing_two_games_at_once(user: User, logs
     bots = [f"{name}={user.bot(name + '.py')}" for name in ["victim", *ATTACKS]]
     # From the start: the referee plays an opening's moves itself, and the
     # victim's log is compared with every state traced for its seat, so each
-    # game gets new processes (--no-reuse: a kept bot's log spans its games).
+    # game gets new processes (--no-reuse: an attacker logs what it sees once
+    # per process, from a thread of its own, so a kept one's later games
+    # would have no such line in their logs).
     command = user.tournament(
         "round-robin", *bots, "--games", "1", "--openings", "none", "-j", "2",
         "--max-days", "4", "--timeout", "10", "--db", str(db), "--no-reuse",

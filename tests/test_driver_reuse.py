@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sqlite3
 import sys
+import zlib
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ from proctable import MARK_VARIABLE, new_mark, wait_until_gone
 
 from driver.botspec import BotSpec
 from driver.game import GameOptions, play_game
-from driver.process import BotGroup, respawner
+from driver.process import END_MARK, BotGroup, respawner
 from tournaments import PlayOptions, round_robin
 
 BOTS = Path(__file__).parent / "bots"
@@ -108,3 +109,26 @@ def test_a_kept_bot_that_cannot_start_forfeits_as_without_reuse(monkeypatch: pyt
         kept.close_all()
     assert result.fault is not None and result.fault[0] == 1 and "cannot start" in result.fault[1], result.fault
     assert wait_until_gone(mark) == []
+def test_each_game_keeps_what_a_kept_bot_wrote_after_its_end_and_before_its_next_game(tmp_path: Path) -> None:
+    # One worker keeps both bots for all their games; each says "after game N"
+    # only once it has seen game N's end, when that game is already stored:
+    # the line belongs to game N (the last one's too), never to game N+1.
+    db = tmp_path / "late.sqlite"
+    bot = f"{sys.executable} -S {BOTS / 'late_words.py'}"
+    result = round_robin([f"a={bot}", f"b={bot}"], games=2, db=db, concurrency=1, reuse=True,
+                         options=PlayOptions(max_days=2, timeout=20))
+    assert result.played_now == 4
+    seen: dict[str, list[int]] = {"a": [], "b": []}
+    for (stderr,) in sqlite3.connect(db).execute("SELECT stderr FROM games ORDER BY id"):
+        sections: dict[str, list[bytes]] = {}
+        for line in zlib.decompress(stderr).split(b"\n"):
+            if line.startswith(b"== ") and line.endswith(b" =="):
+                current = sections.setdefault(line[3:-3].decode(), [])
+            else:
+                current.append(line)
+        assert set(sections) == {"a", "b"}, sections
+        for name, lines in sections.items():
+            n = int(lines[0].removeprefix(b"in game "))
+            assert lines == [b"in game %d" % n, END_MARK.rstrip(b"\n"), b"after game %d" % n], (name, lines)
+            seen[name].append(n)
+    assert seen == {"a": [1, 2, 3, 4], "b": [1, 2, 3, 4]}  # one process each, kept for all four games

@@ -281,6 +281,53 @@ def test_the_simplex_solves_matrix_games_exactly() -> None:
         _engine.matrix_game_value([[float("nan")]])
 
 
+def test_the_root_solver_is_the_reference_solver_to_rounding() -> None:
+    """The champion's root in C (regret matching+, no numpy) against
+    bots.search.matrix.solve and bots.search.mixed.purified: the same
+    strategies but for rounding (numpy's BLAS sums in another order), and
+    the same purified support, on matrices like the searched ones."""
+    from bots.search.matrix import solve
+    from bots.search.mixed import purified as reference_purified
+
+    rng = np.random.default_rng(11)
+    for _ in range(200):
+        payoff = rng.normal(size=(rng.integers(1, 13), rng.integers(1, 13))) * 50
+        reference = solve(payoff)
+        row, column, value, gap = _engine.matrix_game_solve(payoff.tolist())
+        assert row == pytest.approx(reference.row, abs=1e-9) and column == pytest.approx(reference.column, abs=1e-9)
+        assert value == pytest.approx(reference.value, abs=1e-9) and gap == pytest.approx(reference.gap, abs=1e-9)
+        ours = core.purified(row, column, payoff.tolist(), core.PURIFY, core.SLACK)
+        theirs = reference_purified(reference, payoff, core.PURIFY, core.SLACK)
+        assert [p > 0 for p in ours] == [p > 0 for p in theirs] and ours == pytest.approx(theirs, abs=1e-9)
+    assert _engine.matrix_game_solve([[2.0, 2.0], [2.0, 2.0]]) == ([0.5, 0.5], [0.5, 0.5], 2.0, 0.0)
+    for bad, reason in [([[float("inf")]], "finite"), ([[1.0], [1.0, 2.0]], "equal rows"), ([], "rows")]:
+        with pytest.raises(ValueError, match=reason):
+            _engine.matrix_game_solve(bad)
+    with pytest.raises(ValueError, match="iterations"):
+        _engine.matrix_game_solve([[1.0]], iterations=0)
+
+
+def test_the_purified_strategy_keeps_a_best_move_when_every_weight_is_rare() -> None:
+    # Five equally good moves at 0.2 each, a threshold above: only the first best is kept.
+    assert core.purified([0.2] * 5, [1.0], [[0.0]] * 5, 0.25, 1.0) == [1.0, 0.0, 0.0, 0.0, 0.0]
+    # A move more than `slack` worse against the column strategy is dropped, whatever its weight.
+    assert core.purified([0.5, 0.5], [1.0], [[0.0], [-1.5]], 0.05, 1.0) == [1.0, 0.0]
+
+
+def test_the_search_records_are_immutable_values_that_pickle() -> None:
+    import pickle
+
+    for record in (WEIGHTS, core.Budget(seconds=0.5, wall_limit=5.0), MctsConfig("rm", 2.0, "eval")):
+        assert pickle.loads(pickle.dumps(record)) == record
+        assert hash(pickle.loads(pickle.dumps(record))) == hash(record)
+        assert repr(record).startswith(type(record).__name__ + "(")
+        with pytest.raises(AttributeError, match="immutable"):
+            record.scale = 1.0  # type: ignore[misc,union-attr]
+    assert core.Budget(depth=3) != core.Budget(depth=4) and MctsConfig() == MctsConfig("duct", 1.0, "playout", 6)
+    with pytest.raises(ValueError, match="selection"):
+        MctsConfig("uct")
+
+
 def _full_matrix_value(game: Game, me: int, depth: int, ply: int) -> float:
     """The reference of SMAB's value: every 2-player simultaneous step a
     matrix game of its children, solved exactly, with no pruning; the

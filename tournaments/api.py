@@ -35,7 +35,7 @@ from tournaments.formats import elimination as _elimination
 from tournaments.formats import round_robin as _round_robin
 from tournaments.formats import sprt as _sprt
 from tournaments.result import TournamentResult
-from tournaments.runner import Context
+from tournaments.runner import Context, store_tails
 from tournaments.schedule import Seatings, check_field
 from tournaments.store import Store
 from tournaments.workers import PlayOptions
@@ -67,6 +67,7 @@ def playing(
         yield Context(store, be, options or PlayOptions(), progress, reuse, new)
     finally:
         be.close()
+    store_tails(store, be.tails())  # the last games' kept bots end with the workers
 
 
 @contextmanager

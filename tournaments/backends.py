@@ -8,7 +8,9 @@ games in flight and stop submitting at any moment (SPRT, Ctrl-C).
 
 from __future__ import annotations
 
+import multiprocessing
 import os
+import threading
 from collections.abc import Collection
 from concurrent.futures import FIRST_COMPLETED, Future
 from concurrent.futures import wait as wait_futures
@@ -18,7 +20,7 @@ from common.pool import WorkerPool, default_workers
 from driver.process import kill_started_bots
 from tournaments.errors import TournamentError
 from tournaments.store import GameRecord
-from tournaments.workers import Job, play
+from tournaments.workers import Job, Tail, play, send_tails_to
 
 
 class Backend(Protocol):
@@ -31,6 +33,12 @@ class Backend(Protocol):
         ...
 
     def result(self, handle: Any) -> GameRecord: ...
+
+    def tails(self) -> list[Tail]:
+        """The kept bots' standard error written after their games' records
+        (tournaments.workers.Tail) received since the last call; after
+        close, the rest."""
+        ...
 
     def close(self, cancel: bool = False) -> None: ...
 
@@ -45,7 +53,15 @@ class LocalBackend:
         if concurrency < 1:
             raise TournamentError(f"--concurrency must be at least 1, got {concurrency}")
         self.slots = concurrency
-        self._pool = WorkerPool(concurrency, on_stop=kill_started_bots)
+        context = multiprocessing.get_context("spawn")
+        # The workers' tails, read as they come (a full pipe would hold up a worker's exit).
+        self._tail_queue: Any = context.Queue()
+        self._tails: list[Tail] = []
+        self._tails_lock = threading.Lock()
+        self._tail_reader = threading.Thread(target=self._read_tails, name="tails", daemon=True)
+        self._tail_reader.start()
+        self._pool = WorkerPool(concurrency, on_stop=kill_started_bots, on_start=send_tails_to,
+                                on_start_args=(self._tail_queue,))
 
     def submit(self, job: Job) -> Future[GameRecord]:
         return self._pool.submit(play, job)
@@ -57,11 +73,27 @@ class LocalBackend:
     def result(self, handle: Future[GameRecord]) -> GameRecord:
         return handle.result()
 
+    def _read_tails(self) -> None:
+        while True:
+            tail = self._tail_queue.get()
+            if tail is None:
+                return
+            with self._tails_lock:
+                self._tails.append(tail)
+
+    def tails(self) -> list[Tail]:
+        with self._tails_lock:
+            tails, self._tails = self._tails, []
+        return tails
+
     def close(self, cancel: bool = False) -> None:
         """Wait for the games in flight, or with `cancel` abandon them: the
         workers are told to stop (SIGTERM) so that neither they nor the exit
         of this process waits for games whose results nobody will store."""
         self._pool.close(cancel)
+        if self._tail_reader.is_alive():  # the workers have exited, their last tails sent: this comes after
+            self._tail_queue.put(None)
+            self._tail_reader.join(timeout=None if not cancel else 1.0)
 
 
 # Times Ray plays a game again after losing its worker or node (never after
@@ -117,6 +149,11 @@ class RayBackend:
     def result(self, handle: Any) -> GameRecord:
         record: GameRecord = self._ray.get(handle)
         return record
+
+    def tails(self) -> list[Tail]:
+        """None: Ray's workers send none (they keep bots only with --reuse,
+        and those bots' standard error after a game's final state is dropped)."""
+        return []
 
     def close(self, cancel: bool = False) -> None:
         """Leave the Ray instance up: other runs in this process may reuse it."""

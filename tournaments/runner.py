@@ -35,7 +35,7 @@ from tournaments.errors import PlayError, TournamentError
 from tournaments.openings import OpeningPlan, plan_openings
 from tournaments.schedule import GameSpec, game_seed
 from tournaments.store import GameRecord, Store, TournamentRow
-from tournaments.workers import Job, PlayOptions
+from tournaments.workers import Job, PlayOptions, Tail, with_tail
 
 
 @dataclass
@@ -73,9 +73,10 @@ class GamePlan:
         return self.others[players]
 
     def job(self, spec: GameSpec, entrants: Sequence[Entrant], options: PlayOptions,
-            reuse: bool | Sequence[bool]) -> Job:
+            reuse: bool | Sequence[bool], tournament: int | None = None) -> Job:
         """The game `spec` as a worker plays it; `reuse`: for all entrants,
-        or per entrant position, whether its process is kept across games."""
+        or per entrant position, whether its process is kept across games;
+        `tournament`: where it is stored (a kept bot's late standard error follows it)."""
         bots = [entrants[p] for p in spec.seats]
         opening = self.openings_for(len(bots)).opening(spec.index)
         kept = tuple(reuse if isinstance(reuse, bool) else reuse[p] for p in spec.seats)
@@ -84,6 +85,7 @@ class GamePlan:
             seats=tuple(self.bot_options[p] for p in spec.seats),
             opening=None if opening is None else tuple(opening),
             seed=None if self.seed is None else game_seed(self.seed, spec.key),
+            tournament=tournament,
         )
 
     def config(self) -> dict[str, Any]:
@@ -269,7 +271,7 @@ def run(
                 if spec is None:
                     stopping = True
                     break
-                inflight[ctx.backend.submit(plan.job(spec, entrants, ctx.options, reused))] = spec
+                inflight[ctx.backend.submit(plan.job(spec, entrants, ctx.options, reused, tournament_id))] = spec
             if not inflight:
                 break
             for handle in ctx.backend.wait(inflight):
@@ -291,6 +293,7 @@ def run(
                     ) from err
                 if ctx.store.add_game(tournament_id, rec):
                     new.append(rec)
+                store_tails(ctx.store, ctx.backend.tails())
                 stopped = stop is not None and not stopping and stop(rec)
                 bar.advance(rec)
                 if stopped:
@@ -301,6 +304,17 @@ def run(
     finally:
         bar.close()
     return new
+
+
+def store_tails(store: Store, tails: Iterable[Tail]) -> None:
+    """Add to stored games what their kept bots wrote to standard error
+    after the final state (tournaments.workers.Tail): known only once the
+    bot's next game began or the bot ended, after the game was stored."""
+    for tournament_id, key, seat, data in tails:
+        stored = store.game_stderr(tournament_id, key)
+        if stored is not None:  # else a game that was never stored (a run cut short)
+            names, stderr = stored
+            store.set_game_stderr(tournament_id, key, with_tail(stderr, names, seat, data))
 
 
 def game_line(number: int, total: int | None, rec: GameRecord) -> str:

@@ -390,6 +390,17 @@ class Store:
         )
         return cur.rowcount == 1
 
+    def game_stderr(self, tournament_id: int, key: str) -> tuple[list[str], bytes] | None:
+        """Game `key`'s seats and stored (compressed) standard error; None if not stored."""
+        row = self._conn.execute("SELECT seats, stderr FROM games WHERE tournament_id=? AND key=?",
+                                 (tournament_id, key)).fetchone()
+        return None if row is None else (orjson.loads(row[0]), bytes(row[1]))
+
+    def set_game_stderr(self, tournament_id: int, key: str, stderr: bytes) -> None:
+        """Replace game `key`'s stored (compressed) standard error."""
+        self._writable()
+        self._conn.execute("UPDATE games SET stderr=? WHERE tournament_id=? AND key=?", (stderr, tournament_id, key))
+
     def games(
         self,
         tournament_id: int | None = None,

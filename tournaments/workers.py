@@ -11,6 +11,7 @@ import dataclasses
 import multiprocessing.util
 import sys
 import time
+import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -79,6 +80,7 @@ class Job:
     seats: tuple[BotOptions, ...] = ()
     opening: tuple[int | str, ...] | None = None
     seed: int | None = None
+    tournament: int | None = None  # where the game is stored: a kept bot's late standard error follows it (`Tail`)
 
 
 def play(job: Job) -> GameRecord:
@@ -90,7 +92,7 @@ def play(job: Job) -> GameRecord:
     specs = [_on_this_node(spec) for spec in job.specs]
     started = time.time()
     if any(job.kept()):
-        res = _kept.play(specs, game_options, job.kept())
+        res = _kept.play(specs, game_options, job.kept(), None if job.tournament is None else (job.tournament, job.key))
     else:
         res = play_game(specs, game_options)
     fault_seat, fault_reason = res.fault if res.fault else (None, None)
@@ -125,6 +127,13 @@ def _on_this_node(spec: Any) -> Any:
     return spec
 
 
+Tail = tuple[int, str, int, bytes]
+"""What a kept bot wrote to standard error after a game's final state and
+before its next game began (or it ended): (tournament, game key, seat,
+bytes). Known only after the game's record was returned, it is sent apart
+(`send_tails_to`) and added to the stored game (`with_tail`)."""
+
+
 class _KeptBots:
     """The bot processes this worker keeps alive across games (--reuse).
 
@@ -133,21 +142,31 @@ class _KeptBots:
     the referee says it is not reusable (exited, owes an answer, left
     unread output) and ended at once when it faulted. The kept bots end
     with the worker.
+
+    Each game's record holds each bot's standard error from that game
+    only. What a kept bot writes after the final state (the end is news to
+    it) has no end of its own: it is read when the bot's next game begins,
+    or when the bot ends, and sent as a `Tail` of the game before.
     """
 
     def __init__(self) -> None:
         self.procs: dict[tuple[str, tuple[str, ...]], Any] = {}
+        self.last: dict[tuple[str, tuple[str, ...]], tuple[int, str, int]] = {}  # a kept bot's last game, its seat
         self.finalizer: Any = None
+        self.tails: Any = None  # where tails go (a multiprocessing queue), None: nowhere
 
-    def play(self, specs: Sequence[Any], options: Any, kept: Sequence[bool] | None = None) -> Any:
+    def play(self, specs: Sequence[Any], options: Any, kept: Sequence[bool] | None = None,
+             game: tuple[int, str] | None = None) -> Any:
         """Play one game on this worker's kept processes; seats not `kept`
         are the referee's (a process for this game only). A kept bot that
-        cannot start is left to the referee too, which forfeits it."""
+        cannot start is left to the referee too, which forfeits it. `game`
+        (tournament, key) is where the tails of this game's kept bots go."""
         from driver.game import Seat, play_game
         from driver.process import BotProcess, BotStartError
 
         if self.finalizer is None:
-            self.finalizer = multiprocessing.util.Finalize(self, self.close_all, exitpriority=10)
+            # Before the tails' queue closes (its own finalizer, priority 10), so that the last tails go out.
+            self.finalizer = multiprocessing.util.Finalize(self, self.close_all, exitpriority=20)
         kept = [True] * len(specs) if kept is None else list(kept)
         keys = [(s.name, tuple(s.argv)) for s in specs]
 
@@ -169,6 +188,8 @@ class _KeptBots:
                 seats.append(spec)
                 continue
             proc = self.procs.get(key)
+            if proc is not None and proc.reusable:
+                self.send_tail(key, proc)  # what it wrote since its last game's final state: that game's
             if proc is None or not proc.reusable:
                 self.retire(key)
                 try:
@@ -182,18 +203,29 @@ class _KeptBots:
         except BaseException:
             for key, k in zip(keys, kept):
                 if k:
+                    self.last.pop(key, None)  # no record: its standard error is nobody's tail
                     self.retire(key)
             raise
         for seat, key in enumerate(keys):
             proc = self.procs.get(key)
             if not kept[seat] or proc is None:
                 continue
+            proc.stderr.clear()  # this game's is in its record; what comes next is its tail
+            proc.stderr_dropped = 0
+            if game is not None:
+                self.last[key] = (*game, seat)
             if (res.fault is not None and res.fault[0] == seat) or not proc.reusable:
                 self.retire(key)
-            else:
-                proc.stderr.clear()  # each game reports its own standard error
-                proc.stderr_dropped = 0
         return res
+
+    def send_tail(self, key: tuple[str, tuple[str, ...]], proc: Any) -> None:
+        """Send what `proc` wrote to standard error since its last game's
+        record (read to the end of what its pipe holds now) as that game's
+        tail, and forget it."""
+        data = proc.take_stderr()
+        where = self.last.pop(key, None)
+        if data and where is not None and self.tails is not None:
+            self.tails.put((*where, data))
 
     def retire(self, key: tuple[str, tuple[str, ...]]) -> None:
         from driver.process import BotGroup
@@ -201,16 +233,48 @@ class _KeptBots:
         proc = self.procs.pop(key, None)
         if proc is not None:
             BotGroup([proc]).close(exit_grace=0.05, term_grace=0.2)
+            self.send_tail(key, proc)
 
     def close_all(self) -> None:
         from driver.process import BotGroup
 
-        procs, self.procs = list(self.procs.values()), {}
+        procs, self.procs = dict(self.procs), {}
         if procs:
-            BotGroup(procs).close(exit_grace=0.5, term_grace=0.2)
+            BotGroup(list(procs.values())).close(exit_grace=0.5, term_grace=0.2)
+            for key, proc in procs.items():
+                self.send_tail(key, proc)
 
 
 _kept = _KeptBots()
+
+
+def send_tails_to(queue: Any) -> None:
+    """Send this worker's `Tail`s to `queue` (a multiprocessing queue the
+    parent reads: LocalBackend's); without it they are dropped."""
+    _kept.tails = queue
+
+
+def with_tail(stderr: bytes, names: Sequence[str], seat: int, tail: bytes) -> bytes:
+    """A stored game's standard error (`stderr_lines`, compressed) with
+    `tail` added at the end of seat `seat`'s section, after the line that
+    says it came after the final state (its own section in seat order if
+    the bot wrote nothing during the game)."""
+    from driver.process import END_MARK
+
+    lines = zlib.decompress(stderr).split(b"\n") if stderr else []
+    headers = [f"== {name} ==".encode() for name in names]
+    starts = [i for i, line in enumerate(lines) if line in headers]
+    mine = next((i for i in starts if lines[i] == headers[seat]), None)
+    added = tail.rstrip(b"\n").split(b"\n")
+    if mine is None:
+        later = set(headers[seat + 1:])
+        at = next((i for i in starts if lines[i] in later), len(lines))
+        lines[at:at] = [headers[seat], END_MARK.rstrip(b"\n"), *added]
+    else:
+        end = next((i for i in starts if i > mine), len(lines))
+        mark = [] if END_MARK.rstrip(b"\n") in lines[mine:end] else [END_MARK.rstrip(b"\n")]
+        lines[end:end] = [*mark, *added]
+    return compress_lines(lines)
 
 
 def stderr_lines(names: Sequence[str], stderr: Sequence[bytes]) -> list[bytes]:

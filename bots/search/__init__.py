@@ -6,7 +6,9 @@
   below are its reference implementations, compared with it by
   tests/test_search_core.py;
 - `actions`: the reduced move sets both searches branch over;
-- `evaluation`: the heuristic value of a non-terminal state and its weights;
+- `evaluation`: the heuristic value of a non-terminal state;
+- `weights`: its weights and the files that ship them, and `records`, the
+  immutable records the bots load (no dataclasses: start-up);
 - `mcts`: simultaneous-move Monte Carlo tree search;
 - `alphabeta`: depth-limited paranoid alpha-beta with iterative deepening;
 - `mixed`: alpha-beta whose simultaneous root is solved as a matrix game

@@ -14,7 +14,8 @@ move at fixed depths, same candidate moves, same evaluation to the bit):
 - `AlphaBeta`: paranoid alpha-beta with iterative deepening and a
   transposition table (bots.search.alphabeta);
 - `MixedAlphaBeta`: the same, whose simultaneous 2-player root is solved
-  as a matrix game (bots.search.mixed);
+  as a matrix game (bots.search.mixed; the game is solved in C too,
+  protocol/search/regret.c, whose reference is bots.search.matrix);
 - either with `smab=True`: 2-player simultaneous steps below the root are
   solved as matrix games too, pruned by their serialised bounds (SMAB,
   Saffidine et al. 2012; protocol/search/smab.c), instead of serialised;
@@ -34,26 +35,26 @@ bot all search through `make(...).search(game, me, budget)`.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
 
-from bots import expert
-from bots.search.evaluation import Weights
-from bots.search.mcts import MctsConfig
+from bots.search.records import Record
+from bots.search.weights import Weights
 from protocol import _engine
-
-if TYPE_CHECKING:
-    import numpy as np
 from protocol.engine import BUY, INVESTING, Game
 
-__all__ = ["Budget", "Outcome", "Searcher", "AlphaBeta", "MixedAlphaBeta", "Mcts", "ALGORITHMS", "make",
-           "candidate_moves", "value"]
+# Nothing a bot does not need for its first answer: no dataclasses, typing,
+# numpy, nor the Python reference modules (a bot's start-up is part of every
+# game it plays; tests/test_bot_startup.py checks).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Protocol
+
+__all__ = ["Budget", "Outcome", "AlphaBeta", "MixedAlphaBeta", "Mcts", "MctsConfig", "ALGORITHMS", "make",
+           "candidate_moves", "value", "PURIFY", "SLACK"]
 
 MAX_DEPTH = 64
 
 
-@dataclass(frozen=True)
-class Budget:
+class Budget(Record):
     """How long a search may think. `seconds` on the CPU clock of the
     calling thread (`cpu`, the default) or on the wall clock; `wall_limit`
     caps the wall time whatever the clock (keep it under the referee's
@@ -61,47 +62,82 @@ class Budget:
     the work instead, and make a search reproducible with a fixed seed.
     At least one of seconds, iterations, depth must bound the search."""
 
-    seconds: float | None = None
-    iterations: int | None = None
-    depth: int = MAX_DEPTH
-    cpu: bool = True
-    wall_limit: float | None = None
+    __slots__ = ("seconds", "iterations", "depth", "cpu", "wall_limit")
+    seconds: float | None
+    iterations: int | None
+    depth: int
+    cpu: bool
+    wall_limit: float | None
 
-    def __post_init__(self) -> None:
-        if self.seconds is not None and not self.seconds > 0:
-            raise ValueError(f"seconds must be positive, got {self.seconds}")
-        if self.wall_limit is not None and not self.wall_limit > 0:
-            raise ValueError(f"wall_limit must be positive, got {self.wall_limit}")
-        if self.iterations is not None and self.iterations < 1:
-            raise ValueError(f"iterations must be at least 1, got {self.iterations}")
-        if self.depth < 1:
-            raise ValueError(f"depth must be at least 1, got {self.depth}")
+    def __init__(self, seconds: float | None = None, iterations: int | None = None, depth: int = MAX_DEPTH,
+                 cpu: bool = True, wall_limit: float | None = None) -> None:
+        if seconds is not None and not seconds > 0:
+            raise ValueError(f"seconds must be positive, got {seconds}")
+        if wall_limit is not None and not wall_limit > 0:
+            raise ValueError(f"wall_limit must be positive, got {wall_limit}")
+        if iterations is not None and iterations < 1:
+            raise ValueError(f"iterations must be at least 1, got {iterations}")
+        if depth < 1:
+            raise ValueError(f"depth must be at least 1, got {depth}")
+        self._set(seconds=seconds, iterations=iterations, depth=depth, cpu=cpu, wall_limit=wall_limit)
 
 
-@dataclass
+class MctsConfig(Record):
+    """How the MCTS selects and values: `selection` "duct" (decoupled UCT)
+    or "rm" (regret matching), its `exploration` constant (UCB1's c for
+    duct; the uniform mix gamma for rm is exploration / 10), `leaf`
+    "playout" or "eval", and how deep to look for the new root in the old
+    tree (`reuse_depth`). bots.search.mcts, the reference, says what each
+    does."""
+
+    __slots__ = ("selection", "exploration", "leaf", "reuse_depth")
+    selection: str
+    exploration: float
+    leaf: str
+    reuse_depth: int
+
+    def __init__(self, selection: str = "duct", exploration: float = 1.0, leaf: str = "playout",
+                 reuse_depth: int = 6) -> None:
+        if selection not in ("duct", "rm"):
+            raise ValueError(f"selection must be 'duct' or 'rm', not {selection!r}")
+        if leaf not in ("playout", "eval"):
+            raise ValueError(f"leaf must be 'playout' or 'eval', not {leaf!r}")
+        self._set(selection=selection, exploration=exploration, leaf=leaf, reuse_depth=reuse_depth)
+
+
 class Outcome:
     """A search's answer: the move to play, the mixed strategy it was drawn
     from (a single move with probability 1 where the search is pure), and
     what the search did: its value for the mover (alpha-beta: in the units
     of bots.search.alphabeta; MCTS: the mean result of the move, 0..1), the
-    deepest completed depth, nodes searched, iterations run."""
+    deepest completed depth, nodes searched, iterations run, and at a
+    matrix-game root the searched matrix (rows: our moves, columns: theirs)."""
 
-    move: int
-    strategy: dict[int, float]
-    value: float = 0.0
-    depth: int = 0
-    nodes: int = 0
-    iterations: int = 0
-    matrix: np.ndarray | None = field(default=None, repr=False)
+    __slots__ = ("move", "strategy", "value", "depth", "nodes", "iterations", "matrix")
+
+    def __init__(self, move: int, strategy: dict[int, float], value: float = 0.0, depth: int = 0, nodes: int = 0,
+                 iterations: int = 0, matrix: list[list[float]] | None = None) -> None:
+        self.move = move
+        self.strategy = strategy
+        self.value = value
+        self.depth = depth
+        self.nodes = nodes
+        self.iterations = iterations
+        self.matrix = matrix
+
+    def __repr__(self) -> str:
+        return (f"Outcome(move={self.move!r}, strategy={self.strategy!r}, value={self.value!r}, depth={self.depth!r}, "
+                f"nodes={self.nodes!r}, iterations={self.iterations!r})")
 
 
-class Searcher(Protocol):
-    """What every search offers."""
+if TYPE_CHECKING:
+    class Searcher(Protocol):
+        """What every search offers."""
 
-    def search(self, game: Game, me: int, budget: Budget) -> Outcome: ...
+        def search(self, game: Game, me: int, budget: Budget) -> Outcome: ...
 
-    def reset(self) -> None:
-        """Forget what earlier searches learned (a new game starts)."""
+        def reset(self) -> None:
+            """Forget what earlier searches learned (a new game starts)."""
 
 
 def candidate_moves(game: Game, player: int) -> list[int]:
@@ -150,7 +186,7 @@ class AlphaBeta:
         if move is None:
             # The budget ended before a single root move was searched: the
             # expert rule's move, never an unsearched coin toss.
-            move = expert.decide(game, me)
+            move = _expert_move(game, me)
         return Outcome(move, {move: 1.0}, value, depth, nodes)
 
 
@@ -171,20 +207,49 @@ class MixedAlphaBeta(AlphaBeta):
         seconds, wall = _limits(budget)
         rows, depth, nodes = self.core.matrix(game, me, them, ours, theirs, budget.depth, seconds, wall, budget.cpu)
         if rows is None:
-            move = expert.decide(game, me)
+            move = _expert_move(game, me)
             return Outcome(move, {move: 1.0}, 0.0, 0, nodes)
-        # numpy and the matrix solver only here: a bot's start-up is part of its every game, and only this root needs them.
-        import numpy as np
-
-        from bots.search.matrix import solve
-        from bots.search.mixed import PURIFY, SLACK, purified
-
-        matrix = np.array(rows)
-        equilibrium = solve(matrix)
-        strategy = purified(equilibrium, matrix, PURIFY, SLACK)
+        row, column, equilibrium_value, _gap = _engine.matrix_game_solve(rows)
+        strategy = purified(row, column, rows, PURIFY, SLACK)
         move = ours[self.rng.choices(range(len(ours)), weights=strategy)[0]]
-        return Outcome(move, {a: float(p) for a, p in zip(ours, strategy) if p > 0}, equilibrium.value, depth,
-                       nodes, matrix=matrix)
+        return Outcome(move, {a: p for a, p in zip(ours, strategy) if p > 0}, equilibrium_value, depth, nodes,
+                       matrix=rows)
+
+
+PURIFY = 0.05
+"""Equilibrium weights below this are dropped before drawing the move."""
+SLACK = 1.0
+"""A move whose value against the opponent's equilibrium strategy is this
+much below the best (a fifth of a coin in the evaluation's units) is
+dropped too: the solver's averages leave a little weight on moves that
+are worse by a hair, such as a coin bid on a day nobody can attack."""
+
+
+def purified(row: list[float], column: list[float], matrix: list[list[float]], threshold: float,
+             slack: float) -> list[float]:
+    """The row strategy without the weights under `threshold` and without
+    the moves more than `slack` worse than the best against the column
+    strategy, renormalised (a best move is always kept): the values are
+    heuristic estimates, and a move the equilibrium barely uses is noise in
+    them, not a strategy (bots.search.mixed.purified is the reference)."""
+    against = [sum(a * c for a, c in zip(values, column)) for values in matrix]
+    best = max(range(len(against)), key=against.__getitem__)  # the first best, as numpy's argmax
+    floor = against[best] - slack
+    kept = [p if p >= threshold and v >= floor else 0.0 for p, v in zip(row, against)]
+    total = sum(kept)
+    if total <= 0:
+        kept = [0.0] * len(row)
+        kept[best] = total = 1.0
+    return [p / total for p in kept]
+
+
+def _expert_move(game: Game, me: int) -> int:
+    """The expert rule's move: what a search plays when its budget ended
+    before it searched a single root move (never an unsearched coin toss).
+    Imported here, not at start-up: it is rarely needed."""
+    from bots import expert
+
+    return expert.decide(game, me)
 
 
 class Mcts:

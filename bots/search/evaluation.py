@@ -7,38 +7,28 @@ defend with, and its buys. A state's value for `me` is its material
 minus the best opponent's, squashed into (-1, 1) so that it always ranks
 below a proven win and above a proven loss.
 
-The weights are not guessed: `weights.json` holds the ones found by the
-self-play tuner in `bots.search.tuning`, with a note of how;
-`champion.json` the champion's, which add a weight on `race`.
+The weights are not guessed: `bots.search.weights` loads them from the
+files the self-play tuner wrote (and re-exported here, they are what
+this module's callers pass in). The searches evaluate in C
+(protocol/search/evaluation.c); this module is its reference.
 """
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
+from bots.search.weights import CHAMPION_WEIGHTS_FILE as CHAMPION_WEIGHTS_FILE  # re-exported: the
+from bots.search.weights import DEFAULT_WEIGHTS_FILE as DEFAULT_WEIGHTS_FILE  # evaluation's callers pass
+from bots.search.weights import FEATURES as FEATURES  # weights in, and long imported them from here
+from bots.search.weights import Weights as Weights
+from bots.search.weights import load_note as load_note
+from bots.search.weights import load_weights as load_weights
+from bots.search.weights import save_weights as save_weights
 from protocol import cards as card_table
 from protocol.engine import BUY, Game
-
-FEATURES: tuple[str, ...] = (
-    "points",
-    "points_squared",
-    "coins",
-    "income",
-    "attack",
-    "defense",
-    "defenders",
-    "buys",
-    "attackers",
-    "exposed",
-    "race",
-    "firepower",
-)
-"""The names of a player's features, in the order of a weight vector."""
 
 # Magic Bean Stock's income depends on the purse when it pays; counted
 # as one coin a day.
@@ -244,28 +234,6 @@ def features(game: Game, player: int) -> list[float]:
     return all_features(game)[player]
 
 
-@dataclass(frozen=True)
-class Weights:
-    """One weight per feature, plus the scale of the squashing."""
-
-    values: tuple[float, ...]
-    scale: float = 10.0
-
-    def __post_init__(self) -> None:
-        if len(self.values) != len(FEATURES):
-            raise ValueError(f"{len(self.values)} weights for {len(FEATURES)} features")
-
-    def as_dict(self) -> dict[str, float]:
-        return dict(zip(FEATURES, self.values))
-
-    @staticmethod
-    def from_dict(named: dict[str, float], scale: float = 10.0) -> "Weights":
-        unknown = set(named) - set(FEATURES)
-        if unknown:
-            raise ValueError(f"unknown features {sorted(unknown)}; expected {list(FEATURES)}")
-        return Weights(tuple(float(named.get(name, 0.0)) for name in FEATURES), scale)
-
-
 def material(game: Game, player: int, weights: Weights) -> float:
     """`player`'s weighted feature sum; -inf once eliminated."""
     return _materials(game, weights)[player]
@@ -302,45 +270,3 @@ def _squash(scores: list[float], me: int, scale: float) -> float:
     if best_other == -math.inf:
         return 1.0 - 1e-9
     return math.tanh((mine - best_other) / scale)
-
-
-DEFAULT_WEIGHTS_FILE = "weights.json"
-CHAMPION_WEIGHTS_FILE = "champion.json"
-"""The champion's own weights: alpha-beta's and MCTS's plus a weight on
-`race`, measured separately (docs/bots.md, the champion), so that
-changing them does not silently change the other bots' measured rows."""
-
-
-def _weights_json(path: str | None, packaged: str = DEFAULT_WEIGHTS_FILE) -> dict[str, Any]:
-    if path is None:
-        text = resources.files("bots.search").joinpath(packaged).read_text()
-    else:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    data = json.loads(text)
-    if not isinstance(data, dict):
-        raise ValueError(f"{path or packaged}: not a weights file (not a JSON object)")
-    return data
-
-
-def load_weights(path: str | None = None, packaged: str = DEFAULT_WEIGHTS_FILE) -> Weights:
-    """The weights in the JSON file at `path`, or if None the shipped file
-    `packaged` (DEFAULT_WEIGHTS_FILE or CHAMPION_WEIGHTS_FILE)."""
-    data = _weights_json(path, packaged)
-    try:
-        return Weights.from_dict(data["weights"], float(data.get("scale", 10.0)))
-    except (KeyError, TypeError, ValueError) as problem:
-        raise ValueError(f"{path or packaged}: not a weights file ({problem})") from None
-
-
-def save_weights(weights: Weights, path: str, note: str) -> None:
-    """Write `weights` with a note of how they were made."""
-    data = {"weights": weights.as_dict(), "scale": weights.scale, "note": note}
-    with open(path, "w", encoding="utf-8") as handle:
-        json.dump(data, handle, indent=2)
-        handle.write("\n")
-
-
-def load_note(path: str | None = None, packaged: str = DEFAULT_WEIGHTS_FILE) -> str:
-    """How the weights at `path` (default: the shipped file `packaged`) were made."""
-    return str(_weights_json(path, packaged).get("note", ""))

@@ -14,6 +14,11 @@ equilibrium of a zero-sum game; the matrices here are at most about a
 dozen moves a side, so at most a thousand iterations (tens of
 milliseconds, once per move) leave an exploitability far below the noise
 of the values.
+
+The champion solves its roots in C (protocol/search/regret.c,
+`protocol._engine.matrix_game_solve`), step for step as here but without
+numpy, whose import cost more than a bare bot's start-up; this module is
+its reference (tests/test_search_core.py compares them).
 """
 
 from __future__ import annotations

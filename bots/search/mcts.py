@@ -29,9 +29,9 @@ from __future__ import annotations
 import math
 import random
 import time
-from dataclasses import dataclass
 
 from bots.search.actions import candidate_moves
+from bots.search.core import MctsConfig
 from bots.search.evaluation import Weights, evaluate_all
 from protocol.engine import Game
 
@@ -39,20 +39,6 @@ HEURISTIC_PLAYOUT = 1
 """The engine's built-in playout policy used below (1 = light heuristic)."""
 _DECIDED_EVERY = 128
 """Iterations between checks whether the move is already decided."""
-
-
-@dataclass(frozen=True)
-class MctsConfig:
-    selection: str = "duct"  # "duct" or "rm"
-    exploration: float = 1.0  # UCB1's c for duct; the uniform mix gamma for rm is exploration / 10
-    leaf: str = "playout"  # "playout" or "eval"
-    reuse_depth: int = 6  # how deep to look for the new root in the old tree
-
-    def __post_init__(self) -> None:
-        if self.selection not in ("duct", "rm"):
-            raise ValueError(f"selection must be 'duct' or 'rm', not {self.selection!r}")
-        if self.leaf not in ("playout", "eval"):
-            raise ValueError(f"leaf must be 'playout' or 'eval', not {self.leaf!r}")
 
 
 class Node:

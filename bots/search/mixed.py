@@ -32,18 +32,11 @@ import numpy as np
 
 from bots.search.actions import candidate_moves
 from bots.search.alphabeta import PROVEN, AlphaBeta, OutOfTime, SearchResult
+from bots.search.core import PURIFY, SLACK  # one setting for the C search and this reference
 from bots.search.matrix import Equilibrium, solve
 from protocol.engine import BUY, INVESTING, Game
 
-__all__ = ["MixedAlphaBeta", "MixedResult", "PURIFY"]
-
-PURIFY = 0.05
-"""Equilibrium weights below this are dropped before drawing the move."""
-SLACK = 1.0
-"""A move whose value against the opponent's equilibrium strategy is this
-much below the best (a fifth of a coin in the evaluation's units) is
-dropped too: the solver's averages leave a little weight on moves that
-are worse by a hair, such as a coin bid on a day nobody can attack."""
+__all__ = ["MixedAlphaBeta", "MixedResult", "PURIFY", "SLACK", "purified"]
 
 
 @dataclass

@@ -106,18 +106,18 @@ static PyObject *py_evaluate(PyObject *Py_UNUSED(m), PyObject *args)
     return PyFloat_FromDouble(v);
 }
 
-static PyObject *py_matrix_game_value(PyObject *Py_UNUSED(m), PyObject *rows)
+/* A payoff matrix from a sequence of rows: 0, or -1 with a Python error. */
+static int parse_matrix(PyObject *rows, double *a, int *rows_out, int *cols_out)
 {
     PyObject *seq = PySequence_Fast(rows, "rows must be a sequence of sequences of floats");
     if (!seq)
-        return NULL;
+        return -1;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(seq), m = -1;
-    double a[MAXMOVES * MAXMOVES];
     for (Py_ssize_t i = 0; i < n && n <= MAXMOVES; i++) {
         PyObject *row = PySequence_Fast(PySequence_Fast_GET_ITEM(seq, i), "each row must be a sequence of floats");
         if (!row) {
             Py_DECREF(seq);
-            return NULL;
+            return -1;
         }
         Py_ssize_t k = PySequence_Fast_GET_SIZE(row);
         if (m >= 0 && k != m) {
@@ -131,24 +131,81 @@ static PyObject *py_matrix_game_value(PyObject *Py_UNUSED(m), PyObject *rows)
             if (a[i * k + j] == -1.0 && PyErr_Occurred()) {
                 Py_DECREF(row);
                 Py_DECREF(seq);
-                return NULL;
+                return -1;
             }
         }
         Py_DECREF(row);
     }
     Py_DECREF(seq);
-    if (n < 1 || n > MAXMOVES || m < 1 || m > MAXMOVES)
-        return PyErr_Format(PyExc_ValueError, "a matrix of 1 to %d equal rows of 1 to %d values expected", MAXMOVES,
-                            MAXMOVES);
+    if (n < 1 || n > MAXMOVES || m < 1 || m > MAXMOVES) {
+        PyErr_Format(PyExc_ValueError, "a matrix of 1 to %d equal rows of 1 to %d values expected", MAXMOVES,
+                     MAXMOVES);
+        return -1;
+    }
     for (Py_ssize_t k = 0; k < n * m; k++)
-        if (!isfinite(a[k]))
-            return PyErr_Format(PyExc_ValueError, "payoffs must be finite");
-    return PyFloat_FromDouble(matrix_game_value(a, (int)n, (int)m));
+        if (!isfinite(a[k])) {
+            PyErr_Format(PyExc_ValueError, "payoffs must be finite");
+            return -1;
+        }
+    *rows_out = (int)n;
+    *cols_out = (int)m;
+    return 0;
+}
+
+static PyObject *py_matrix_game_value(PyObject *Py_UNUSED(m), PyObject *rows)
+{
+    double a[MAXMOVES * MAXMOVES];
+    int n, m;
+    if (parse_matrix(rows, a, &n, &m) < 0)
+        return NULL;
+    return PyFloat_FromDouble(matrix_game_value(a, n, m));
+}
+
+static PyObject *float_list(const double *v, int k)
+{
+    PyObject *list = PyList_New(k);
+    for (int i = 0; list && i < k; i++) {
+        PyObject *f = PyFloat_FromDouble(v[i]);
+        if (!f) {
+            Py_CLEAR(list);
+            break;
+        }
+        PyList_SET_ITEM(list, i, f);
+    }
+    return list;
+}
+
+static PyObject *py_matrix_game_solve(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kwargs)
+{
+    static char *keywords[] = {"rows", "iterations", "tolerance", NULL};
+    PyObject *rows;
+    int iterations = 1000;
+    double tolerance = 1e-3;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|id", keywords, &rows, &iterations, &tolerance))
+        return NULL;
+    if (iterations < 1)
+        return PyErr_Format(PyExc_ValueError, "iterations must be at least 1, got %d", iterations);
+    if (!(tolerance >= 0.0))
+        return PyErr_Format(PyExc_ValueError, "tolerance must be a non-negative number");
+    double a[MAXMOVES * MAXMOVES], row[MAXMOVES], column[MAXMOVES], value, gap;
+    int n, m;
+    if (parse_matrix(rows, a, &n, &m) < 0)
+        return NULL;
+    regret_matching_solve(a, n, m, iterations, tolerance, row, column, &value, &gap);
+    PyObject *r = float_list(row, n), *c = r ? float_list(column, m) : NULL;
+    if (!c) {
+        Py_XDECREF(r);
+        return NULL;
+    }
+    return Py_BuildValue("NNdd", r, c, value, gap);
 }
 
 static PyMethodDef search_functions[] = {
     {"matrix_game_value", py_matrix_game_value, METH_O,
      "matrix_game_value(rows): the row player's value of a zero-sum matrix game, by the simplex method."},
+    {"matrix_game_solve", (PyCFunction)(void (*)(void))py_matrix_game_solve, METH_VARARGS | METH_KEYWORDS,
+     "matrix_game_solve(rows, iterations=1000, tolerance=1e-3): (row strategy, column strategy, value, gap) "
+     "of a zero-sum matrix game by regret matching+ (bots.search.matrix.solve)."},
     {"candidate_moves", py_candidate_moves, METH_VARARGS,
      "candidate_moves(game, player): the moves the searches branch over (bots.search.actions.candidate_moves)."},
     {"features", py_features, METH_VARARGS,

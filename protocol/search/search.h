@@ -1,7 +1,7 @@
 /*
  * The search core: what every search algorithm shares (candidate moves,
  * the evaluation, state hashing, budgets). One algorithm per file beside
- * it (mcts.c, alphabeta.c, smab.c), as OpenSpiel does; module.c is their
+ * it (mcts.c, alphabeta.c, smab.c, regret.c), as OpenSpiel does; module.c is their
  * Python face. Everything works on the engine's own State (engine.h).
  *
  * The Python modules bots/search/{actions,evaluation,mcts,alphabeta,mixed}.py
@@ -98,6 +98,12 @@ int clock_expired(const Clock *c);
 /* The value for the row player (maximiser) of the zero-sum matrix game
    `a` (n x m, row-major), by the simplex method (smab.c). */
 double matrix_game_value(const double *a, int n, int m);
+
+/* An approximate equilibrium of the same game by regret matching+ (regret.c,
+   bots.search.matrix.solve): the mixed strategies `row` (n) and `column` (m),
+   the row player's expected payoff and the exploitability gap. */
+void regret_matching_solve(const double *a, int n, int m, int iterations, double tolerance, double *row,
+                           double *column, double *value, double *gap);
 
 /* A child's value for the searching player, searched with (alpha, beta). */
 typedef double (*ChildValue)(void *ctx, const State *child, double alpha, double beta);
