@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import time
 from collections.abc import Sequence
 
 from bots.alphabeta import DEFAULT_SECONDS, MAX_DEPTH, parser as current_parser
@@ -34,6 +35,7 @@ class AlphaBetaV1Policy:
         depth: int = MAX_DEPTH,
         seed: int | None = None,
         weights: Weights | None = None,
+        cpu: bool = False,
     ) -> None:
         if seconds is not None and seconds <= 0:
             raise ValueError(f"--time must be positive, got {seconds}")
@@ -41,7 +43,8 @@ class AlphaBetaV1Policy:
             raise ValueError(f"--depth must be at least 1, got {depth}")
         self.seconds = seconds
         self.depth = depth
-        self.searcher = AlphaBeta(weights or load_weights(), random.Random(seed))
+        self.searcher = AlphaBeta(weights or load_weights(), random.Random(seed),
+                                  clock=time.thread_time if cpu else time.perf_counter)
 
     def __call__(self, game: Game, me: int) -> int:
         return self.searcher.search(game, me, seconds=self.seconds, max_depth=self.depth).move
@@ -62,7 +65,8 @@ def policy_from(options: argparse.Namespace) -> AlphaBetaV1Policy:
     """The policy `options` (parsed by `parser()`) describe; ValueError or
     OSError if they are bad."""
     return AlphaBetaV1Policy(
-        seconds=options.time, depth=options.depth, seed=options.seed, weights=load_weights(options.weights)
+        seconds=options.time, depth=options.depth, seed=options.seed, weights=load_weights(options.weights),
+        cpu=options.cpu,
     )
 
 

@@ -3,7 +3,8 @@
     python -m bots.champion_v1 [--time 0.5] [--wall-limit 5] [--depth D] [--seed S] [--weights FILE]
 
 Kept so that the champion's progress (issue 22) is measured against the
-bot it replaced: the same options, weights (bots/search/champion.json)
+bot it replaced: the same options, weights (bots/search/champion-v1.json, the
+champion's hand-tuned weights before the learned ones)
 and search as `champion` up to d959ddc: `bots.search.mixed.MixedAlphaBeta`,
 the Python reference of the C core, which solves the 2-player
 simultaneous root as a matrix game and serialises every simultaneous
@@ -19,7 +20,7 @@ from collections.abc import Sequence
 
 from bots.champion import DEFAULT_SECONDS, DEFAULT_WALL_LIMIT, MAX_DEPTH
 from bots.sdk import bot_main, option_parser
-from bots.search.evaluation import CHAMPION_WEIGHTS_FILE, Weights, load_weights
+from bots.search.evaluation import CHAMPION_V1_WEIGHTS_FILE, Weights, load_weights
 from bots.search.mixed import MixedAlphaBeta
 from protocol.engine import Game
 
@@ -46,7 +47,7 @@ class ChampionV1Policy:
         self.seconds = seconds
         self.depth = depth
         self.searcher = MixedAlphaBeta(
-            weights or load_weights(packaged=CHAMPION_WEIGHTS_FILE), random.Random(seed),
+            weights or load_weights(packaged=CHAMPION_V1_WEIGHTS_FILE), random.Random(seed),
             clock=time.thread_time, wall_limit=wall_limit,
         )
 
@@ -70,7 +71,7 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--depth", type=int, default=MAX_DEPTH,
                         help="deepest iteration, in steps (default %(default)s: time decides)")
     parser.add_argument("--weights", default=None, metavar="FILE",
-                        help="evaluation weights JSON (default: bots/search/champion.json)")
+                        help="evaluation weights JSON (default: bots/search/champion-v1.json)")
     return parser
 
 
@@ -79,7 +80,7 @@ def policy_from(options: argparse.Namespace) -> ChampionV1Policy:
     OSError if they are bad."""
     return ChampionV1Policy(
         seconds=options.time, wall_limit=options.wall_limit, depth=options.depth, seed=options.seed,
-        weights=load_weights(options.weights, CHAMPION_WEIGHTS_FILE),
+        weights=load_weights(options.weights, CHAMPION_V1_WEIGHTS_FILE),
     )
 
 

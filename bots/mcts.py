@@ -7,7 +7,7 @@ The search is the C core's (`bots.search.core.Mcts`; `bots.search.mcts`
 is its Python reference); this module turns it into a policy
 (`MctsPolicy`, for in-process games) and a bot program (`main`). The
 tree is kept between moves and found again from the new state; it is
-dropped at each game's start. `--time` is wall-clock time.
+dropped at each game's start. `--time` is wall-clock time (`--cpu`: the thread's CPU time).
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ class MctsPolicy:
         seed: int | None = None,
         config: MctsConfig = MctsConfig(),
         weights: Weights | None = None,
+        cpu: bool = False,
     ) -> None:
         if iterations is not None:
             seconds = None  # an iteration budget makes the move reproducible
@@ -46,7 +47,7 @@ class MctsPolicy:
         self.seconds = seconds
         self.iterations = iterations
         self.searcher = Mcts(weights or load_weights(), config, seed)
-        self.budget = Budget(seconds=seconds, iterations=iterations, cpu=False)
+        self.budget = Budget(seconds=seconds, iterations=iterations, cpu=cpu)
 
     def __call__(self, game: Game, me: int) -> int:
         return self.searcher.search(game, me, self.budget).move
@@ -71,6 +72,9 @@ def parser() -> argparse.ArgumentParser:
                         help="UCB1 constant (duct) or 10 x the exploration mix (rm) (default %(default)s)")
     parser.add_argument("--weights", default=None, metavar="FILE",
                         help="evaluation weights JSON (default: the shipped tuned weights)")
+    parser.add_argument("--cpu", action="store_true",
+                        help="count --time in this thread's CPU time, not wall time: a busy machine then makes "
+                             "moves slower, not weaker (for measurements)")
     return parser
 
 
@@ -83,6 +87,7 @@ def policy_from(options: argparse.Namespace) -> MctsPolicy:
         seed=options.seed,
         config=MctsConfig(options.selection, options.exploration, options.leaf),
         weights=load_weights(options.weights),
+        cpu=options.cpu,
     )
 
 

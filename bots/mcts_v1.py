@@ -14,6 +14,7 @@ at the same time. `--time` is wall-clock time.
 from __future__ import annotations
 
 import argparse
+import time
 from collections.abc import Sequence
 
 from bots.sdk import bot_main
@@ -35,6 +36,7 @@ class MctsV1Policy:
         seed: int | None = None,
         config: MctsConfig = MctsConfig(),
         weights: Weights | None = None,
+        cpu: bool = False,
     ) -> None:
         if iterations is not None:
             seconds = None  # an iteration budget makes the move reproducible
@@ -46,7 +48,7 @@ class MctsV1Policy:
             raise ValueError(f"--iterations must be at least 1, got {iterations}")
         self.seconds = seconds
         self.iterations = iterations
-        self.searcher = Searcher(weights or load_weights(), config, seed)
+        self.searcher = Searcher(weights or load_weights(), config, seed, clock=time.thread_time if cpu else time.perf_counter)
 
     def __call__(self, game: Game, me: int) -> int:
         return self.searcher.choose(game, me, seconds=self.seconds, iterations=self.iterations)
@@ -72,6 +74,7 @@ def policy_from(options: argparse.Namespace) -> MctsV1Policy:
         seed=options.seed,
         config=MctsConfig(options.selection, options.exploration, options.leaf),
         weights=load_weights(options.weights),
+        cpu=options.cpu,
     )
 
 

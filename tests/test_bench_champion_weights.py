@@ -23,7 +23,9 @@ def test_a_variant_plays_each_opening_from_both_seats_and_resumes(tmp_path: Path
     assert first.returncode == 0, first.stderr
     group = tmp_path / "random-simple-0.02s"
     weights = json.loads((group / "firepower=1.weights.json").read_text())["weights"]
-    assert weights["firepower"] == 1 and weights["race"] == -4  # the champion's own, one weight changed
+    shipped = json.loads((ROOT / "bots" / "search" / "champion.json").read_text())["weights"]
+    assert weights["firepower"] == 1 and shipped["firepower"] != 1
+    assert {k: v for k, v in weights.items() if k != "firepower"} == {k: v for k, v in shipped.items() if k != "firepower"}
     games = (group / "firepower=1.jsonl").read_text().splitlines()
     assert sorted((json.loads(g)["opening"], json.loads(g)["seat"]) for g in games) == [(0, 0), (0, 1)]
     row = [line for line in first.stdout.splitlines() if line.startswith("firepower=1 ")]

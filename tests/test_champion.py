@@ -12,7 +12,7 @@ import orjson
 import pytest
 
 from bots.champion import ChampionPolicy
-from bots.search.evaluation import CHAMPION_WEIGHTS_FILE, load_weights
+from bots.search.evaluation import CHAMPION_V1_WEIGHTS_FILE, CHAMPION_WEIGHTS_FILE, load_weights
 from bots.search.matrix import solve
 from bots.search.mixed import MixedAlphaBeta, purified
 from protocol.engine import INVESTING, Game
@@ -116,14 +116,17 @@ def test_bad_options_are_refused() -> None:
             ChampionPolicy(**kwargs)
 
 
-def test_the_champion_plays_its_own_weights_which_count_the_race() -> None:
-    """Its weights are alpha-beta's plus a negative weight on `race` (the
-    days to buy the winning points), measured apart: the champion's change
-    must not move alpha-beta's and MCTS's measured rows."""
+def test_the_champion_plays_its_own_weights_apart_from_the_other_bots() -> None:
+    """Its weights (the learned evaluation, coins set by hand) are measured
+    apart: the champion's change must not move alpha-beta's and MCTS's
+    measured rows, nor champion-v1's (the hand-tuned weights, which count
+    the race: the days to buy the winning points)."""
     own = load_weights(packaged=CHAMPION_WEIGHTS_FILE).as_dict()
     assert ChampionPolicy().searcher.weights.as_dict() == own
-    assert own["race"] < 0 and load_weights().as_dict()["race"] == 0
-    assert {k: v for k, v in own.items() if k != "race"} == {k: v for k, v in load_weights().as_dict().items() if k != "race"}
+    assert own != load_weights().as_dict() and own["race"] < 0
+    v1 = load_weights(packaged=CHAMPION_V1_WEIGHTS_FILE).as_dict()
+    assert v1["race"] < 0 and load_weights().as_dict()["race"] == 0
+    assert {k: v for k, v in v1.items() if k != "race"} == {k: v for k, v in load_weights().as_dict().items() if k != "race"}
 
 
 @pytest.mark.slow

@@ -6,10 +6,8 @@ from __future__ import annotations
 import itertools
 import subprocess
 import sys
-from types import SimpleNamespace
 
 from bots.mcts import MctsPolicy
-from bots.search import mcts as search_mcts
 from bots.search.mcts import MctsConfig, Searcher
 from bots.search.evaluation import load_weights
 from protocol.engine import Game
@@ -91,9 +89,8 @@ def test_the_search_stops_at_its_first_clock_reading_past_the_deadline(monkeypat
     deadline. (How long a real move takes on a busy machine is a figure
     for bench/search.py, not a test.)"""
     ticks = itertools.count()
-    monkeypatch.setattr(search_mcts, "time", SimpleNamespace(perf_counter=lambda: next(ticks) * 1e-3))
     game = random_state(11, 2, True)
-    searcher = Searcher(load_weights(), seed=1)
+    searcher = Searcher(load_weights(), seed=1, clock=lambda: next(ticks) * 1e-3)
     searcher.choose(game, game.pending()[0], seconds=0.3)
     readings = next(ticks)
     assert 0 < searcher.iterations <= 300

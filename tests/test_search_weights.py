@@ -128,11 +128,12 @@ def test_a_sweep_plays_every_value_on_the_same_games(tmp_path) -> None:
     assert note.startswith(json.loads(resources.files("bots.search").joinpath("weights.json").read_text())["note"])
 
 
-@pytest.mark.parametrize("packaged", ["weights.json", "champion.json"])
+@pytest.mark.parametrize("packaged", ["weights.json", "champion-v1.json"])
 def test_shipped_weights_have_the_signs_their_features_call_for(packaged: str) -> None:
     """A sign slip cannot be caught by the tuner's noisy scores: a positive
     `exposed` weight once made alpha-beta seek positions one lost bid away
-    from elimination."""
+    from elimination. (Hand-set weights only: a fit may put a small weight
+    of either sign on features that move together, as `learned.json` does.)"""
     weights = load_weights(packaged=packaged).as_dict()
     assert all(weights[name] > 0 for name in ("points", "coins", "income", "attack", "defense", "defenders"))
     assert weights["exposed"] < 0
@@ -182,3 +183,17 @@ def test_race_days_counts_the_days_to_buy_the_winning_points() -> None:
     # A player who holds the points needs none; a target beyond reach is the horizon.
     assert race_days(now, 0, 4) == 0
     assert race_days(poor, 0, 60) == RACE_HORIZON
+
+
+def test_the_champions_weights_are_the_learned_ones_with_coins_set_by_hand() -> None:
+    """The fit puts almost nothing on coins (a purse is spent by the next
+    buy in most of its positions), and a champion that does not value coins
+    spends its last ones on bids it cannot win; the shipped file must say
+    where it comes from and differ from the fit in that weight alone."""
+    data = json.loads(resources.files("bots.search").joinpath("champion.json").read_text())
+    learned = json.loads(resources.files("bots.search").joinpath("learned.json").read_text())
+    assert data["trained"] == learned["trained"]
+    assert data["derived"]["from"] == "learned.json" and data["derived"]["set"] == {"coins": 0.5}
+    champion, fitted = load_weights(packaged="champion.json").as_dict(), load_weights(packaged="learned.json").as_dict()
+    assert {name for name in champion if champion[name] != fitted[name]} == {"coins"}
+    assert champion["coins"] == 0.5 and fitted["coins"] < 0.05

@@ -14,5 +14,6 @@
 - `mixed`: alpha-beta whose simultaneous root is solved as a matrix game
   (`matrix`), the champion's search;
 - `tuning`: the self-play tuner that produced `weights.json`
-  (`champion.json` is the champion's: those plus a weight on `race`).
+  (`champion-v1.json`: those plus a weight on `race`; `champion.json`,
+  the champion's, is the learned evaluation of `train`).
 """

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
 
+from bots.search.weights import CHAMPION_V1_WEIGHTS_FILE as CHAMPION_V1_WEIGHTS_FILE
 from bots.search.weights import CHAMPION_WEIGHTS_FILE as CHAMPION_WEIGHTS_FILE  # re-exported: the
 from bots.search.weights import DEFAULT_WEIGHTS_FILE as DEFAULT_WEIGHTS_FILE  # evaluation's callers pass
 from bots.search.weights import FEATURES as FEATURES  # weights in, and long imported them from here

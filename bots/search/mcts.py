@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 import random
 import time
+from collections.abc import Callable
 
 from bots.search.actions import candidate_moves
 from bots.search.core import MctsConfig
@@ -75,8 +76,10 @@ class Searcher:
     """One bot's search, kept across moves so the subtree of the move
     actually played is reused."""
 
-    def __init__(self, weights: Weights, config: MctsConfig = MctsConfig(), seed: int | None = None) -> None:
+    def __init__(self, weights: Weights, config: MctsConfig = MctsConfig(), seed: int | None = None,
+                 clock: Callable[[], float] = time.perf_counter) -> None:
         self.weights = weights
+        self.clock = clock  # time.thread_time: a budget in CPU time
         self.config = config
         self.rng = random.Random(seed)
         self.root: Node | None = None
@@ -90,7 +93,7 @@ class Searcher:
         """Search from `game` (not modified) within the budget; return `me`'s move."""
         if seconds is None and iterations is None:
             raise ValueError("give a time or an iteration budget")
-        start = time.perf_counter()
+        start = self.clock()
         root = self._find_root(game)
         if me not in root.players:
             raise ValueError(f"player {me} has no move to make in this state")
@@ -103,7 +106,7 @@ class Searcher:
         i = root.players.index(me)
         done = 0
         while done < limit:
-            now = time.perf_counter()
+            now = self.clock()
             if now >= deadline:
                 break
             self._iterate(root, game.copy())

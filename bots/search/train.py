@@ -5,7 +5,7 @@
                                     [--policy-weights FILE] [--l2 L] [--rounds R] [--iterations I] [--fix FEATURE=V]
                                     [--compare FILE ...] [-o OUT.json] [-j N] [-q]
 
-Why: the hand-tuned weights (weights.json, champion.json) were chosen by a
+Why: the hand-tuned weights (weights.json, champion-v1.json) were chosen by a
 few hundred games each, a weight at a time, so they are as good as those
 games could tell. Millions of positions whose final result is known can
 tell more: the evaluation's own form, `tanh((w.f_me - w.f_best) / scale)`
@@ -48,7 +48,7 @@ import numpy as np
 
 from common.settings import MAX_DAYS
 from common.pool import WorkerPool
-from bots.search.evaluation import CHAMPION_WEIGHTS_FILE, FEATURES, Weights, load_weights
+from bots.search.evaluation import CHAMPION_V1_WEIGHTS_FILE, FEATURES, Weights, load_weights
 
 NFEAT = len(FEATURES)
 FEATURE_CLIP = 100.0
@@ -69,7 +69,7 @@ class Settings:
     epsilon: float = 0.1
     sample: float = 0.25
     max_days: int = MAX_DAYS
-    policy_weights: str = "champion.json"
+    policy_weights: str = "champion-v1.json"
     policy_values: tuple[float, ...] = ()
     scale: float = 10.0
 
@@ -353,7 +353,7 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--sample", type=float, default=0.25,
                         help="chance that a bid or buy step's position is recorded (default %(default)s)")
     parser.add_argument("--policy-weights", default=None, metavar="FILE",
-                        help="the greedy players' weights (default: the champion's, bots/search/champion.json)")
+                        help="the greedy players' weights (default: the hand-tuned champion weights, bots/search/champion-v1.json, which played the corpus of learned.json)")
     parser.add_argument("--l2", type=float, default=1e-4, help="the fit's L2 penalty (default %(default)s)")
     parser.add_argument("--rounds", type=int, default=10,
                         help="rounds of the fit, each with the best opponents fixed (default %(default)s)")
@@ -381,11 +381,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     if not (0 <= options.greedy <= 1 and 0 <= options.epsilon <= 1 and 0 < options.sample <= 1):
         parser().error("--greedy and --epsilon must be in [0, 1], --sample in (0, 1]")
     try:
-        policy = load_weights(options.policy_weights, CHAMPION_WEIGHTS_FILE)
+        policy = load_weights(options.policy_weights, CHAMPION_V1_WEIGHTS_FILE)
     except (OSError, ValueError) as problem:
         parser().error(f"--policy-weights: {problem}")
     settings = Settings(options.seed, options.chunk, options.greedy, options.epsilon, options.sample,
-                        policy_weights=options.policy_weights or CHAMPION_WEIGHTS_FILE,
+                        policy_weights=options.policy_weights or CHAMPION_V1_WEIGHTS_FILE,
                         policy_values=policy.values, scale=policy.scale)
     corpus_dir = options.directory / "corpus"
     corpus_dir.mkdir(parents=True, exist_ok=True)
@@ -408,7 +408,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if options.compare:
         compare(corpus, options.compare)
         return
-    start = load_weights(packaged=CHAMPION_WEIGHTS_FILE)
+    start = load_weights(packaged=CHAMPION_V1_WEIGHTS_FILE)
     with click.progressbar(length=options.rounds, label="fit (rounds)", file=stream) as bar:
         weights, loss = fit(corpus, start, options.l2, options.iterations, options.rounds, progress=bar.update,
                             fixed=dict(options.fix))

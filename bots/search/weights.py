@@ -19,7 +19,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["FEATURES", "Weights", "DEFAULT_WEIGHTS_FILE", "CHAMPION_WEIGHTS_FILE", "load_weights", "save_weights",
+__all__ = ["FEATURES", "Weights", "DEFAULT_WEIGHTS_FILE", "CHAMPION_WEIGHTS_FILE", "CHAMPION_V1_WEIGHTS_FILE", "load_weights", "save_weights",
            "load_note"]
 
 FEATURES: tuple[str, ...] = (
@@ -65,9 +65,14 @@ class Weights(Record):
 
 DEFAULT_WEIGHTS_FILE = "weights.json"
 CHAMPION_WEIGHTS_FILE = "champion.json"
-"""The champion's own weights: alpha-beta's and MCTS's plus a weight on
-`race`, measured separately (docs/bots.md, the champion), so that
-changing them does not silently change the other bots' measured rows."""
+"""The champion's own weights, measured separately (docs/bots.md, the
+champion), so that changing them does not silently change the other bots'
+measured rows: the learned evaluation (`learned.json`, bots/search/train.py)
+with the weight on coins set by hand."""
+CHAMPION_V1_WEIGHTS_FILE = "champion-v1.json"
+"""The champion's hand-tuned weights before the learned ones (alpha-beta's,
+`weights.json`, plus a weight on `race`): `champion-v1` plays them, and the
+self-play corpus of `learned.json` was played with them."""
 
 
 def _packaged_text(name: str) -> str:
@@ -98,7 +103,7 @@ def _weights_json(path: str | None, packaged: str = DEFAULT_WEIGHTS_FILE) -> dic
 
 def load_weights(path: str | None = None, packaged: str = DEFAULT_WEIGHTS_FILE) -> Weights:
     """The weights in the JSON file at `path`, or if None the shipped file
-    `packaged` (DEFAULT_WEIGHTS_FILE or CHAMPION_WEIGHTS_FILE)."""
+    `packaged` (one of the *_WEIGHTS_FILE names above)."""
     data = _weights_json(path, packaged)
     try:
         return Weights.from_dict(data["weights"], float(data.get("scale", 10.0)))
