@@ -12,6 +12,13 @@ index, a card name or "Pass" for a buy) and in the order a referee asks
 for them: at each step the first pending player answers (seat order
 within a simultaneous round, the next defender in a fight).
 
+An opening can also leave both seats a game (`random_opening(...,
+both_play=True)`, what the exploiter draws): in 2 players, a random
+opening sometimes leaves a seat with no card that defends while the other
+holds an attacker and more coins, so the first opponent to outbid it on
+day 2 eliminates it (`lost_at_once`). A game from such an opening
+measures the opening, not the bots; such openings are drawn again.
+
 File format (`--openings FILE`): one JSON array of moves per line; blank
 lines and lines starting with `#` are skipped.
 """
@@ -23,6 +30,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from common.defaults import MAX_DAYS
+from protocol.cards import ATTACKS, DEFENDS
 from protocol.engine import BUY, INVESTING, Game, IllegalMove, move_from_wire, move_to_wire
 from protocol.exactjson import JSONError, NotJSON, dumps, loads
 
@@ -31,6 +39,8 @@ __all__ = [
     "OpeningError",
     "play_opening",
     "random_opening",
+    "lost_at_once",
+    "doomed_seats",
     "parse_opening",
     "read_openings",
     "format_opening",
@@ -74,14 +84,19 @@ def random_opening(
     base: bool = False,
     max_days: int = MAX_DAYS,
     attempts: int = 1000,
+    both_play: bool = False,
 ) -> Opening:
     """`plies` moves of uniformly random legal play, then the rest of the
     simultaneous round they stop in, so that no hidden choice is left made
     for a bot that never saw it. Draws again (from the same `rng`, so the
-    result is reproducible) while the game would end inside the opening.
+    result is reproducible) while the game would end inside the opening,
+    and with `both_play` (2 players only) while it leaves a seat doomed
+    (`doomed_seats`): a game decided by its opening measures nobody.
     """
     if plies < 0:
         raise ValueError(f"an opening has at least 0 plies, not {plies}")
+    if both_play and n_players != 2:
+        raise ValueError(f"only a 2-player opening can be drawn to leave both seats a game, not {n_players}")
     for _ in range(attempts):
         game = Game(n_players, base=base, max_days=max_days)
         moves: list[int | str] = []
@@ -93,9 +108,28 @@ def random_opening(
                 move = rng.choice(list(game.legal_moves(seat)))
             moves.append(move_to_wire(game, move))
             game.play(seat, move)
-        if not game.is_over:
+        if not game.is_over and not (both_play and doomed_seats(game)):
             return tuple(moves)
-    raise OpeningError(f"no {plies}-ply opening of {n_players} players left the game undecided in {attempts} draws")
+    wanted = "undecided and both seats a game" if both_play else "undecided"
+    raise OpeningError(f"no {plies}-ply opening of {n_players} players left the game {wanted} in {attempts} draws")
+
+
+def lost_at_once(game: Game, seat: int) -> bool:
+    """Whether `seat` loses at the next bid to an opponent that takes the
+    win (2 players, at an investing step): no card of it can defend, and
+    the richer opponent holds a card that can attack, so outbidding it
+    and attacking eliminates it whatever it does. Any opponent that bids
+    high finds this win; no exploiter can do better than it there."""
+    if game.n_players != 2:
+        raise ValueError(f"lost_at_once is defined for 2 players, not {game.n_players}")
+    other = 1 - seat
+    return (game.phase == INVESTING and not any(DEFENDS[c] for c, _ in game.cards(seat))
+            and any(ATTACKS[c] for c, _ in game.cards(other)) and game.coins(other) > game.coins(seat))
+
+
+def doomed_seats(game: Game) -> list[int]:
+    """The seats of a 2-player game lost at the next bid (`lost_at_once`)."""
+    return [seat for seat in (0, 1) if lost_at_once(game, seat)]
 
 
 def _mid_round(game: Game) -> bool:
