@@ -3,7 +3,7 @@ original driver side by side.
 
     .venv/bin/python bench/tournament.py [--games N] [--pairing-games N]
         [--cpu-games N] [--pair A B]... [--max-days N] [--reuse|--no-reuse]
-        [--skip-throughput] [--skip-cpu] [--against-original PATH]
+        [--skip-throughput] [--skip-cpu] [--reps N] [--against-original PATH]
 
 Prints, on this machine:
 
@@ -73,7 +73,7 @@ def _tournament(
         return res.played_now, time.perf_counter() - start
 
 
-def throughput(games: int, pairing_games: int) -> None:
+def throughput(games: int, pairing_games: int, reps: int = 20) -> None:
     """Sections 1 to 3: games per second and the harness's wall time per game."""
     cores = len(os.sched_getaffinity(0))
     modes = [False, True]
@@ -99,7 +99,6 @@ def throughput(games: int, pairing_games: int) -> None:
     from driver.botspec import parse_bot
     from driver.game import GameOptions, play_game
 
-    reps = 20
     specs = [parse_bot(PASSIVE), parse_bot(PASSIVE)]
     start = time.perf_counter()
     for _ in range(reps):
@@ -268,14 +267,16 @@ def side_by_side(path: Path, pairing_games: int) -> None:
               help="Force or forbid --reuse in the CPU split. [default: the tournament's own choice]")
 @click.option("--skip-throughput", is_flag=True, help="Leave out sections 1 to 3.")
 @click.option("--skip-cpu", is_flag=True, help="Leave out section 4.")
+@click.option("--reps", type=click.IntRange(4), default=20, show_default=True,
+              help="Games of each one-at-a-time measure in section 3.")
 @click.option("--against-original", type=click.Path(path_type=Path), default=None, metavar="PATH",
               help="A checkout of the original driver: section 5, skipped with the reason where it cannot run.")
 def main(games: int, pairing_games: int, cpu_games: int, pairs: tuple[tuple[str, str], ...], max_days: int,
-         reuse: bool | None, skip_throughput: bool, skip_cpu: bool, against_original: Path | None) -> None:
+         reuse: bool | None, skip_throughput: bool, skip_cpu: bool, reps: int, against_original: Path | None) -> None:
     cores = len(os.sched_getaffinity(0))
     print(f"machine: {cores} cores, load average {os.getloadavg()[0]:.2f}")
     if not skip_throughput:
-        throughput(games, pairing_games)
+        throughput(games, pairing_games, reps)
     if not skip_cpu:
         cpu_split(list(pairs or DEFAULT_PAIRS), cpu_games, max_days, reuse)
     if against_original is not None:

@@ -9,10 +9,10 @@ timeouts, faults and trace; the tournament machinery does not know the
 difference. Before the referee starts the game (`BotSpec.command`, see
 `reserve_argv`) the remote bot is reserved on the server with its
 owner's token, waiting up to `--wait` seconds (default 300) for it to
-finish another game, and ABSENT_GRACE (10 s) for a server that does not
-answer or a bot that is not connected (one reconnecting after a server
-restart is back by then); past these the game is forfeited with the
-reason. The relay then passes each state to the bot and each move back,
+finish another game, ABSENT_GRACE (10 s) for a server that does not
+answer, and as long again from the server's return for a bot that is not
+connected (one reconnecting after a server restart is back by then);
+past these the game is forfeited with the reason. The relay then passes each state to the bot and each move back,
 and an empty message every few seconds (the server frees a bot whose
 relay goes silent). If the bot leaves mid-game the relay exits with
 status 3 and says so on standard error: the referee faults the seat, as
@@ -84,11 +84,13 @@ def reserve_argv(argv: Sequence[str]) -> tuple[str, ...]:
     the ticket, or with the reason it is absent, which the relay then
     reports as its fault).
 
-    A server that does not answer, or a bot that is not connected, is
-    given up after ABSENT_GRACE seconds (a bot reconnecting after a server
-    restart comes back well within it); a busy bot is waited for up to the
-    relay's `--wait` seconds, saying so on standard error every
-    PROGRESS_EVERY seconds. A refusal (no token, a wrong token) is final."""
+    A server that does not answer is given up after ABSENT_GRACE seconds;
+    a bot that is not connected too, counted from the server's last
+    return (a restarted server comes back empty, and its bots reconnect
+    within seconds of it, not of the reservation), within the relay's
+    `--wait` in all; a busy bot is waited for up to `--wait` seconds,
+    saying so on standard error every PROGRESS_EVERY seconds. A refusal
+    (no token, a wrong token) is final."""
     args = _parser().parse_args(list(argv[4:]))
     url = server_url(args.server)
     from server.bridge import known_token
@@ -98,7 +100,8 @@ def reserve_argv(argv: Sequence[str]) -> tuple[str, ...]:
         return _absent(argv, f"no token for remote bot {args.name!r} of {url}: set ECONOMANCY_TOKEN to the token "
                              "its `driver connect` uses (or run where that made and kept one)")
     started = time.monotonic()
-    seen = started  # when the bot was last known to be connected (or the server to answer)
+    seen = started  # when the bot was last known to be connected, or the server came back
+    silent = False  # the last request found no server
     last = "no answer"
     patience = 0.0  # the first request answers at once: a busy bot is said busy at once
     while True:
@@ -113,6 +116,8 @@ def reserve_argv(argv: Sequence[str]) -> tuple[str, ...]:
                 return (*argv, f"--ticket={orjson.loads(response.read())['ticket']}")
         except urllib.error.HTTPError as e:
             last = _error_text(e)
+            if silent:  # back (a restart): its bots reconnect from now on
+                seen, silent = time.monotonic(), False
             if e.code in (409, 429):  # busy (or our own relays hold all we may): wait, within --wait
                 seen = time.monotonic()
                 if seen - started >= args.wait:
@@ -125,8 +130,10 @@ def reserve_argv(argv: Sequence[str]) -> tuple[str, ...]:
                 return _absent(argv, f"remote bot {args.name!r}: {last}")
         except (OSError, ValueError, KeyError) as e:  # the server is down or restarting
             last = f"cannot reach {url}: {getattr(e, 'reason', e)}"
-        if time.monotonic() - seen >= ABSENT_GRACE:
-            return _absent(argv, f"remote bot {args.name!r} not available (after {ABSENT_GRACE:g} s): {last}")
+            silent = isinstance(e, OSError)  # not a strange answer: no answer at all
+        now = time.monotonic()
+        if now - seen >= ABSENT_GRACE or now - started >= max(args.wait, ABSENT_GRACE):
+            return _absent(argv, f"remote bot {args.name!r} not available (after {now - started:.0f} s): {last}")
         time.sleep(1.0)
 
 

@@ -191,9 +191,11 @@ def _run(command: str, work: Path, d: Directives) -> None:
         command = command.replace(old, new)
     home = work.parent / "home"  # what a command keeps in the user's home (the ladder) stays here
     home.mkdir(exist_ok=True)
-    # No bytecode written (it would land in the repository's folders), so none
-    # compiled at install time either: the clone's `pip install` is whole without it.
-    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "PIP_COMPILE": "0", "HOME": str(home)}
+    # Bytecode as the rest of the suite has it (written beside the sources
+    # unless PYTHONDONTWRITEBYTECODE says otherwise; forced off, every command
+    # compiled numpy, scipy and our modules again); the clone's `pip install`
+    # compiles none up front: its one game compiles only what it imports.
+    env = {**os.environ, "PIP_COMPILE": "0", "HOME": str(home)}
     for name in ("VIRTUAL_ENV", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "ECONOMANCY_SERVER"):
         env.pop(name, None)
     if d.background is not None:

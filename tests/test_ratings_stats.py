@@ -116,3 +116,21 @@ def test_elo_text_rounds_and_never_shows_negative_zero() -> None:
     from tournaments.standings import elo_text
 
     assert [elo_text(x) for x in (-0.4, 0.4, -12.6, 391.49)] == ["0", "0", "-13", "391"]
+
+
+def test_ratings_need_no_scipy_stats() -> None:
+    """The interval's quantile is scipy's to the last bit, and computing
+    ratings (every command that shows standings) does not import
+    scipy.stats, whose import alone cost some 1.5 s of CPU."""
+    import subprocess
+    import sys
+
+    from scipy.stats import norm
+
+    from tournaments.stats.plackett_luce import Z_95
+
+    assert Z_95 == float(norm.ppf(0.975))
+    script = ("import sys; from tournaments.outcomes import Result; from tournaments.stats.plackett_luce import ratings; "
+              "ratings([Result(('a', 'b'), 0), Result(('b', 'a'), 0)]); print('scipy.stats' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert out.stdout.strip() == "False", out.stderr

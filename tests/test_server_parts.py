@@ -225,3 +225,103 @@ def test_a_game_threads_rounds_reach_the_loop_in_batches_in_order() -> None:
     assert _cycle_day(b'{"day":2,"phase":{"name":"buy"}}') == 2
     assert _cycle_day(b'{"phase":{"name":"buy"},"day":3}') == 3  # not ours: parsed
     assert _cycle_day(b'{"day":7,"x":1}') is None
+
+
+class _Clock:
+    """A fake `time` for server.relay: sleeping advances it, nothing waits."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+
+
+def _scripted_server(monkeypatch: pytest.MonkeyPatch, clock: _Clock, answer) -> None:
+    """server.relay's requests answered by `answer(now)`: None for a server
+    that does not answer, an HTTP status, or a ticket (str)."""
+    import io
+    import urllib.error
+
+    import server.relay as relay
+
+    class Response(io.BytesIO):
+        def __enter__(self) -> Response:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            pass
+
+    def urlopen(request: object, timeout: float = 0) -> Response:
+        got = answer(clock.now)
+        if got is None:
+            raise urllib.error.URLError(ConnectionRefusedError(111, "Connection refused"))
+        if isinstance(got, int):
+            error = b'{"error": "remote bot \'alice\' is not connected"}'
+            raise urllib.error.HTTPError("http://x", got, "no", {}, io.BytesIO(error))  # type: ignore[arg-type]
+        return Response(orjson.dumps({"ticket": got}))
+
+    monkeypatch.setattr(relay, "time", clock)
+    monkeypatch.setattr(relay.urllib.request, "urlopen", urlopen)
+    monkeypatch.setenv("ECONOMANCY_TOKEN", "the-owners-token-of-alice")
+
+
+def test_a_reservation_waits_for_a_bot_reconnecting_after_the_server_came_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server restarted 8 s into a reservation comes back empty; its bots
+    reconnect from then on. The 10 s a bot may be missing count from the
+    server's return, not from the reservation (from the reservation, the
+    game was forfeited at 10 s while the bot reconnected at 12)."""
+    from server.relay import _parser, relay_argv, reserve_argv
+
+    clock = _Clock()
+    _scripted_server(monkeypatch, clock, lambda t: None if t < 8 else 404 if t < 12 else "t1")
+    args = _parser().parse_args(list(reserve_argv(relay_argv("alice", "http://127.0.0.1:1"))[4:]))
+    assert args.ticket == "t1" and args.absent is None and 12 <= clock.now < 14
+
+
+def test_a_reservation_gives_up_on_a_bot_that_does_not_come_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The waits stay bounded: 10 s of a silent server; 10 s after the
+    server's return for a bot not connected; --wait in all for a server
+    that keeps coming and going."""
+    from server.relay import _parser, relay_argv, reserve_argv
+
+    def reserve(answer, wait: float | None = None) -> tuple[str, float]:
+        clock = _Clock()
+        _scripted_server(monkeypatch, clock, answer)
+        args = _parser().parse_args(list(reserve_argv(relay_argv("alice", "http://127.0.0.1:1", wait))[4:]))
+        assert args.ticket is None
+        return args.absent, clock.now
+
+    why, after = reserve(lambda t: None)
+    assert "cannot reach" in why and 10 <= after < 12
+    why, after = reserve(lambda t: None if t < 5 else 404)
+    assert "not connected" in why and 15 <= after < 17
+    why, after = reserve(lambda t: None if int(t) % 10 < 8 else 404, wait=40)  # back every 10 s, never the bot
+    assert 40 <= after < 42
+
+
+def test_a_bridge_finds_a_restarted_server_within_a_second_or_so_then_backs_off() -> None:
+    """`driver connect` after a loss: with its slowest jitter (x1.2), a
+    server back 8 s later is found by 9.2 s (doubling from 1 s, the try
+    after 8 s came at 15 to 18 s: the games waiting for the bot had given
+    up at 10); a server gone for good is tried ever less often, up to once
+    a minute."""
+    from server.bridge import BACKOFF_MAX, next_pause
+
+    def tries(until: float) -> list[float]:
+        t, pause, out = 0.0, 1.0, []
+        while t < until:
+            outage = t  # the loss was at 0; each try fails until `until`
+            t += pause * 1.2
+            pause = next_pause(pause, outage)
+            out.append(t)
+        return out
+
+    assert tries(8.0)[-1] <= 9.2
+    late = tries(600.0)
+    gaps = [b - a for a, b in zip(late, late[1:])]
+    assert max(gaps) == pytest.approx(BACKOFF_MAX * 1.2) and gaps[-1] == gaps[-2]  # capped
+    assert len(late) < 60  # not every second for ten minutes

@@ -36,6 +36,11 @@ import numpy as np
 
 from tournaments.outcomes import Result, win_shares
 
+Z_95 = 1.959963984540054
+"""The standard normal's 97.5% quantile (`scipy.stats.norm.ppf(0.975)`,
+which the tests check): importing scipy.stats for it cost every command
+that shows standings some 1.5 s of CPU (its distributions' docstrings)."""
+
 ELO_PER_UNIT = 400.0 / math.log(10.0)
 
 
@@ -108,8 +113,6 @@ def ratings(
 ) -> list[Rating]:
     """Elo-scale ratings (mean 0) of every bot in `results`, best first,
     with 95% intervals (see the module's docstring)."""
-    from scipy.stats import norm
-
     results = list(results)
     if names is None:
         names = sorted({s for r in results for s in r.seats})
@@ -124,7 +127,7 @@ def ratings(
     cov = np.linalg.inv(-_hessian(data, point, prior_elo))
     centre = np.eye(n) - 1.0 / n
     sd = np.sqrt(np.clip(np.diag(centre @ cov @ centre), 0.0, None))
-    z = float(norm.ppf(0.975))
+    z = Z_95
     low, high = point - z * sd, point + z * sd
     mask = data.members >= 0
     won = np.bincount(data.members[mask], data.shares[mask], minlength=n)
