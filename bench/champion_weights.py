@@ -90,7 +90,7 @@ def main() -> None:
     weights_file = group / f"{name}.weights.json"
     changes = ", ".join(f"{k}={v:g}" for k, v in options.settings) or "nothing changed"
     save_weights(weights, str(weights_file), f"{options.weights or 'champion.json'}, {changes}")
-    match = Match(f"champion --time {options.time:g} --weights {weights_file}", options.opponent,
+    match = Match(f"champion --search alphabeta --time {options.time:g} --weights {weights_file}", options.opponent,
                   base=options.base, suite=str(SUITES / suite_name(2, options.base)))
     print(f"== {name}: {match.bot} vs {match.opponent}, {cards} set", flush=True)
     try:

@@ -24,7 +24,9 @@ against copies of OPPONENT, BOT's seat rotated) in in-process games, no
 processes or JSON, so many games fit in little CPU; prints BOT's win rate
 with its 95% Wilson interval. Bots: random, expert, decent, mcts:SECONDS,
 mcts-rm:SECONDS, mcts-eval:SECONDS, alphabeta:SECONDS, champion:SECONDS,
-champion-serial:SECONDS (the champion with --serialise; CPU seconds for the champions).
+champion-ab:SECONDS (the champion with --search alphabeta), champion-serial:SECONDS
+(that with --serialise; CPU seconds for the champions). `depth` is the
+depth of the champion's alpha-beta (--search alphabeta).
 
 The mid-game position is reached by a fixed-seed playout of the engine's
 heuristic policy stopped at day 7 (or the last decision before its end),
@@ -138,7 +140,7 @@ def speed(seconds: float, base: bool) -> None:
 
 def depth(times: list[float], wall_limit: float, base: bool, decisions: int = 12) -> None:
     game = Game(2, base=base)
-    guide = ChampionPolicy(seconds=0.1, seed=1)
+    guide = ChampionPolicy(seconds=0.1, seed=1, search="alphabeta")
     print(f"set: {'base' if base else 'simple'}; champion's depth completed (wall seconds) at "
           f"{', '.join(f'{t:g} s' for t in times)} of CPU, wall cap {wall_limit:g} s")
     shown = 0
@@ -147,7 +149,7 @@ def depth(times: list[float], wall_limit: float, base: bool, decisions: int = 12
             if player == 0 and len(game.legal_moves(0)) > 1 and shown < decisions:
                 cells = []
                 for seconds in times:
-                    searcher = ChampionPolicy(seconds=seconds, wall_limit=wall_limit, seed=1).searcher
+                    searcher = ChampionPolicy(seconds=seconds, wall_limit=wall_limit, seed=1, search="alphabeta").searcher
                     start = time.perf_counter()
                     result = searcher.search(game, 0, core.Budget(seconds=seconds, cpu=True, wall_limit=wall_limit))
                     cells.append(f"d{result.depth} ({time.perf_counter() - start:4.1f} s)")
@@ -178,8 +180,10 @@ def make_policy(spec: str, seed: int) -> Policy:
         return AlphaBetaPolicy(seconds=seconds, seed=seed)
     if name == "champion":
         return ChampionPolicy(seconds=seconds, seed=seed)
+    if name == "champion-ab":
+        return ChampionPolicy(seconds=seconds, seed=seed, search="alphabeta")
     if name == "champion-serial":
-        return ChampionPolicy(seconds=seconds, seed=seed, smab=False)
+        return ChampionPolicy(seconds=seconds, seed=seed, smab=False, search="alphabeta")
     raise SystemExit(f"unknown bot {spec!r}")
 
 

@@ -21,7 +21,8 @@ figures of an installed package, or of a tree whose bytecode is written.
 Thinking: a search bot's first answer includes its search, half a second
 by default, which is not start-up. So the search bots are timed at a
 fixed, tiny amount of work (`TINY_SEARCH`: one ply of alpha-beta, which
-fills the champion's 3x3 matrix game at the first bid, or ten MCTS
+fills the champion's 3x3 matrix game at the first bid (`--search
+alphabeta`: its default MCTS loads the same modules), or ten MCTS
 iterations: well under a millisecond, and no clock involved, so no
 fallback move on a busy machine); `--default-budget` times them as they
 play, thinking included.
@@ -51,7 +52,7 @@ for line in sys.stdin:
     sys.stdout.flush()
 """
 BOTS = ("random", "expert", "decent-repro", "evolved", "alphabeta", "mcts", "champion")
-TINY_SEARCH = {"alphabeta": ("--depth", "1"), "mcts": ("--iterations", "10"), "champion": ("--depth", "1")}
+TINY_SEARCH = {"alphabeta": ("--depth", "1"), "mcts": ("--iterations", "10"), "champion": ("--search", "alphabeta", "--depth", "1")}
 """Each search bot's options for a first answer that is all start-up (see the module's docstring)."""
 
 

@@ -1,25 +1,31 @@
-"""The champion: alpha-beta that mixes its simultaneous moves, on a CPU-time budget.
+"""The champion: our strongest search, on a CPU-time budget.
 
-    python -m bots.champion [--time 0.5] [--wall-limit 5] [--depth D] [--seed S] [--weights FILE] [--serialise]
+    python -m bots.champion [--time 0.5] [--wall-limit 5] [--search mcts|alphabeta] [--seed S]
+                            [--weights FILE] [--depth D] [--serialise]
 
-Why this bot (docs/bots.md has the measurements): alpha-beta is our
-strongest bot head to head, and its serialised search proves forced wins
-and losses; what it lacks is a mixed strategy where the game has one.
-Its bid and its buy were a function of the state, so a bot that knows
-it could always outbid it by one or match it (issue 16). The champion
-keeps alpha-beta everywhere but at a root where both players choose at
-once: there it solves the matrix game of the searched values of every
-pair of moves and draws its move from the equilibrium
-(`bots.search.core.MixedAlphaBeta`, in C; `bots.search.mixed` is its
-Python reference). Below the root too, with two players, a step where both
-choose at once is solved as the matrix game of its children (SMAB,
-protocol/search/smab.c) instead of being serialised: head to head at
-0.1 s of CPU a move this won 20, drew 4 and lost 6 of 30 games against
-the serialised search (`--serialise`; docs/bots.md, the champion).
+Why this bot (docs/bots.md has the measurements): it is whichever of our
+searches wins head to head at the same CPU budget. That is now the C
+core's simultaneous-move MCTS (`--search mcts`, the default;
+`bots.search.core.Mcts`, decoupled UCT, playouts to the game's end): on
+the same 0.5 s of CPU a move it beat the alpha-beta champion in every
+game it has finished (docs/bots.md, the learned champion, and MCTS on
+the same CPU), because its playouts see a race for the points that a
+depth-5 alpha-beta and its evaluation do not. Before it searches, the
+champion spends a fifth of its budget on a serialised alpha-beta (we
+choose first: its values are what we can guarantee) and plays a win it
+proves outright, so that a forced win is never left to sampling.
+
+`--search alphabeta` is the champion before MCTS: alpha-beta whose
+simultaneous root is a matrix game its move is drawn from
+(`bots.search.core.MixedAlphaBeta`; a bot that knows a pure bid could
+outbid it by one, issue 16), with the steps below the root solved as
+matrix games too (SMAB, protocol/search/smab.c; `--serialise` restores
+the serialised search), and the learned evaluation (champion.json).
+`--depth` and `--serialise` apply to it alone.
 
 Its budget is CPU time (the thread's CPU clock), not wall time: on a busy
 machine a wall-clock bot searches less and plays worse, while this one
-searches as deep as on an idle machine and answers later. `--wall-limit`
+searches as much as on an idle machine and answers later. `--wall-limit`
 bounds the wall time of a move whatever the load (keep it well under the
 referee's per-move timeout, 10 s by default).
 """
@@ -31,18 +37,23 @@ import random
 from collections.abc import Sequence
 
 from bots.sdk import option_parser, bot_main
-from bots.search.core import Budget, MixedAlphaBeta
-from bots.search.weights import CHAMPION_WEIGHTS_FILE, Weights, load_weights
+from bots.search.core import AlphaBeta, Budget, Mcts, MctsConfig, MixedAlphaBeta, candidate_moves
+from bots.search.weights import CHAMPION_WEIGHTS_FILE, DEFAULT_WEIGHTS_FILE, Weights, load_weights
 from protocol.engine import Game
 
 DEFAULT_SECONDS = 0.5
 DEFAULT_WALL_LIMIT = 5.0
 MAX_DEPTH = 64
+SEARCHES = ("mcts", "alphabeta")
+PROOF_SHARE = 0.2
+"""The share of the budget spent trying to prove a win before MCTS searches."""
+PROVEN = 500.0
+"""Alpha-beta values beyond this are proven results (protocol/search/alphabeta.c), not estimates."""
 
 
 class ChampionPolicy:
-    """`decide(game, me)` backed by one mixed alpha-beta searcher whose
-    transposition table persists across the moves of a game."""
+    """`decide(game, me)` backed by one searcher kept across the moves of
+    a game (MCTS's tree, alpha-beta's transposition table)."""
 
     def __init__(
         self,
@@ -53,6 +64,7 @@ class ChampionPolicy:
         seed: int | None = None,
         weights: Weights | None = None,
         smab: bool = True,
+        search: str = "mcts",
     ) -> None:
         if seconds <= 0:
             raise ValueError(f"--time must be positive, got {seconds}")
@@ -60,35 +72,60 @@ class ChampionPolicy:
             raise ValueError(f"--wall-limit must be positive, got {wall_limit}")
         if depth < 1:
             raise ValueError(f"--depth must be at least 1, got {depth}")
+        if search not in SEARCHES:
+            raise ValueError(f"--search must be one of {', '.join(SEARCHES)}, got {search!r}")
         self.seconds = seconds
         self.depth = depth
-        self.searcher = MixedAlphaBeta(weights or load_weights(packaged=CHAMPION_WEIGHTS_FILE), random.Random(seed),
-                                       smab=smab)
-        self.budget = Budget(seconds=seconds, depth=depth, cpu=True, wall_limit=wall_limit)
+        self.search = search
+        rng = random.Random(seed)
+        self.prover: AlphaBeta | None = None
+        self.searcher: Mcts | MixedAlphaBeta
+        if search == "mcts":
+            # The weights only grade the playouts that reach the day limit.
+            self.searcher = Mcts(weights or load_weights(packaged=DEFAULT_WEIGHTS_FILE), MctsConfig(),
+                                 rng.getrandbits(32))
+            self.prover = AlphaBeta(load_weights(packaged=CHAMPION_WEIGHTS_FILE), rng)
+            self.proof_budget = Budget(seconds=seconds * PROOF_SHARE, cpu=True, wall_limit=wall_limit)
+            self.budget = Budget(seconds=seconds * (1 - PROOF_SHARE), cpu=True, wall_limit=wall_limit)
+        else:
+            self.searcher = MixedAlphaBeta(weights or load_weights(packaged=CHAMPION_WEIGHTS_FILE), rng, smab=smab)
+            self.budget = Budget(seconds=seconds, depth=depth, cpu=True, wall_limit=wall_limit)
 
     def __call__(self, game: Game, me: int) -> int:
+        if self.prover is not None:
+            moves = candidate_moves(game, me)
+            if len(moves) == 1:
+                return moves[0]
+            proof = self.prover.search(game, me, self.proof_budget)
+            if proof.value > PROVEN:
+                return proof.move
         return self.searcher.search(game, me, self.budget).move
 
     def new_game(self, game: Game, me: int) -> None:
         self.searcher.reset()
+        if self.prover is not None:
+            self.prover.reset()
 
 
 def parser() -> argparse.ArgumentParser:
     """The bot's command line (also read by tools that run it in-process)."""
     parser = option_parser(
-        "Economancy bot: alpha-beta that draws its bids and buys from a matrix game's equilibrium.", prog="champion"
+        "Economancy bot: our strongest search (simultaneous-move MCTS in C) on a CPU-time budget.", prog="champion"
     )
     parser.add_argument("--time", type=float, default=DEFAULT_SECONDS, metavar="SECONDS",
                         help="CPU time per move (default %(default)s)")
     parser.add_argument("--wall-limit", type=float, default=DEFAULT_WALL_LIMIT, metavar="SECONDS",
                         help="wall-clock time a move may never exceed, however busy the machine (default %(default)s)")
+    parser.add_argument("--search", choices=SEARCHES, default="mcts",
+                        help="mcts, or alphabeta: the champion before MCTS (default %(default)s)")
     parser.add_argument("--depth", type=int, default=MAX_DEPTH,
-                        help="deepest iteration, in steps (default %(default)s: time decides)")
+                        help="alphabeta: deepest iteration, in steps (default %(default)s: time decides)")
     parser.add_argument("--weights", default=None, metavar="FILE",
-                        help="evaluation weights JSON (default: the champion's shipped weights, bots/search/champion.json)")
+                        help="evaluation weights JSON (default: bots/search/weights.json, which grades MCTS's drawn "
+                             "playouts; alphabeta: the learned bots/search/champion.json)")
     parser.add_argument("--serialise", action="store_true",
-                        help="serialise the simultaneous steps below the root (we choose first) instead of solving "
-                             "them as matrix games (SMAB): the champion as it was before SMAB")
+                        help="alphabeta: serialise the simultaneous steps below the root (we choose first) instead of "
+                             "solving them as matrix games (SMAB): the champion as it was before SMAB")
     return parser
 
 
@@ -97,7 +134,8 @@ def policy_from(options: argparse.Namespace) -> ChampionPolicy:
     OSError if they are bad."""
     return ChampionPolicy(
         seconds=options.time, wall_limit=options.wall_limit, depth=options.depth, seed=options.seed,
-        weights=load_weights(options.weights, CHAMPION_WEIGHTS_FILE), smab=not options.serialise,
+        weights=load_weights(options.weights) if options.weights is not None else None,
+        smab=not options.serialise, search=options.search,
     )
 
 

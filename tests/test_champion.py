@@ -82,9 +82,32 @@ def test_sequential_steps_are_plain_alpha_beta() -> None:
     assert getattr(result, "strategy", None) is None and result.value > 900
 
 
+@pytest.mark.parametrize("search", ["mcts", "alphabeta"])
 @pytest.mark.parametrize("position, moves", [(win_in_one, 1), (win_in_two, 2), (win_in_three, 3)])
-def test_the_champion_takes_forced_wins(position, moves) -> None:
-    assert wins_within(position(), ChampionPolicy(seconds=5.0), 0, moves)
+def test_the_champion_takes_forced_wins(position, moves, search: str) -> None:
+    assert wins_within(position(), ChampionPolicy(seconds=5.0, search=search), 0, moves)
+
+
+def test_the_mcts_champion_plays_a_win_its_alpha_beta_proves_without_sampling(monkeypatch) -> None:
+    # The proof is a serialised alpha-beta (what we can guarantee): a win it
+    # proves is played as found, and MCTS, which samples, is not asked.
+    policy = ChampionPolicy(seconds=2.0, seed=1)
+    asked: list[int] = []
+    monkeypatch.setattr(policy.searcher, "search", lambda *args: asked.append(1))
+    game = win_in_two()
+    assert wins_within(game, policy, 0, 2)
+    assert asked == []
+
+
+def test_the_champion_searches_by_mcts_unless_told_alphabeta() -> None:
+    from bots.champion import parser, policy_from
+    from bots.search.core import Mcts, MixedAlphaBeta
+
+    assert type(ChampionPolicy().searcher) is Mcts
+    assert type(policy_from(parser().parse_args(["--search", "alphabeta"])).searcher) is MixedAlphaBeta
+    assert ChampionPolicy(search="alphabeta").prover is None
+    with pytest.raises(SystemExit):
+        parser().parse_args(["--search", "minimax"])
 
 
 class _Clock:
@@ -111,7 +134,8 @@ def test_the_budget_is_read_from_the_given_clock_not_the_wall() -> None:
 
 
 def test_bad_options_are_refused() -> None:
-    for kwargs, message in (({"seconds": 0}, "--time"), ({"wall_limit": 0}, "--wall-limit"), ({"depth": 0}, "--depth")):
+    for kwargs, message in (({"seconds": 0}, "--time"), ({"wall_limit": 0}, "--wall-limit"), ({"depth": 0}, "--depth"),
+                            ({"search": "minimax"}, "--search")):
         with pytest.raises(ValueError, match=message):
             ChampionPolicy(**kwargs)
 
@@ -122,7 +146,9 @@ def test_the_champion_plays_its_own_weights_apart_from_the_other_bots() -> None:
     measured rows, nor champion-v1's (the hand-tuned weights, which count
     the race: the days to buy the winning points)."""
     own = load_weights(packaged=CHAMPION_WEIGHTS_FILE).as_dict()
-    assert ChampionPolicy().searcher.weights.as_dict() == own
+    assert ChampionPolicy(search="alphabeta").searcher.weights.as_dict() == own
+    prover = ChampionPolicy().prover  # the MCTS champion proves its wins with them
+    assert prover is not None and prover.weights.as_dict() == own
     assert own != load_weights().as_dict() and own["race"] < 0
     v1 = load_weights(packaged=CHAMPION_V1_WEIGHTS_FILE).as_dict()
     assert v1["race"] < 0 and load_weights().as_dict()["race"] == 0

@@ -61,7 +61,8 @@ def test_champion_v1_is_the_champion_serialising_in_python_with_its_hand_tuned_w
         game = random_state(100 + seed, 2, seed % 2 == 0)
         for player in game.pending():
             ours = ChampionV1Policy(seconds=60, depth=2, seed=seed)(game, player)
-            today = ChampionPolicy(seconds=60, depth=2, seed=seed, smab=False, weights=v1_weights)(game, player)
+            today = ChampionPolicy(seconds=60, depth=2, seed=seed, smab=False, weights=v1_weights,
+                                   search="alphabeta")(game, player)
             assert ours == today, (seed, player)
 
 
