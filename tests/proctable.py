@@ -12,6 +12,7 @@ never matches; processes of other users are only readable by root.
 from __future__ import annotations
 
 import os
+import signal
 import time
 import uuid
 from collections.abc import Iterator
@@ -70,3 +71,12 @@ def zombie_children(parent: int | None = None) -> list[int]:
         if fields[0] == b"Z" and int(fields[1]) == me:
             found.append(pid)
     return found
+
+
+def default_signals() -> None:
+    """A child's preexec_fn: the signals a terminal sends (SIGINT, SIGHUP,
+    SIGQUIT) back at their defaults. A test started as a background job has
+    SIGINT ignored, one under nohup SIGHUP, and an ignored disposition is
+    inherited across exec: the program under test would never see them."""
+    for sig in (signal.SIGINT, signal.SIGHUP, signal.SIGQUIT):
+        signal.signal(sig, signal.SIG_DFL)

@@ -12,7 +12,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from proctable import MARK_VARIABLE, new_mark, wait_for_marked, wait_until_gone
+from proctable import MARK_VARIABLE, default_signals, new_mark, wait_for_marked, wait_until_gone
 from users import User, user  # noqa: F401  (fixture)
 
 # The driver, the simple bot and its init, the hanging bot, its init, its
@@ -29,9 +29,11 @@ def _start(user: User, trace: Path, mark: str, *args: str) -> subprocess.Popen[b
         env={**user.env, MARK_VARIABLE: mark},
         cwd=Path(__file__).parents[1],
         stderr=subprocess.PIPE,
-        # A terminal's Ctrl-C reaches a program whose SIGINT is at its default;
-        # this test may run where the shell set it to ignored.
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        # A terminal's Ctrl-C and hang-up reach a program whose SIGINT and
+        # SIGHUP are at their defaults; this test may run where they were set
+        # to ignored (a background job, nohup), and the referee, as nohup
+        # asks, keeps an ignored SIGHUP ignored.
+        preexec_fn=default_signals,
     )
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from proctable import MARK_VARIABLE, new_mark, wait_for_marked, wait_until_gone
+from proctable import MARK_VARIABLE, default_signals, new_mark, wait_for_marked, wait_until_gone
 
 pexpect = pytest.importorskip("pexpect")
 
@@ -35,8 +35,10 @@ ANSI = re.compile(rb"\x1b\[[0-9;?]*[A-Za-z]")
 def _spawn(args: list[str], tmp_path: Path, mark: str, **env: str) -> "pexpect.spawn":
     environment = {**os.environ, MARK_VARIABLE: mark, "TERM": "xterm", "COLUMNS": "80", "LINES": "24", **env}
     environment.pop("NO_COLOR", None) if "NO_COLOR" not in env else None
+    # A terminal's signals reach a program at their default dispositions,
+    # whatever this test was started from (a background job, nohup).
     child = pexpect.spawn(DRIVER, ["play", *args], cwd=str(tmp_path), env=environment, dimensions=(24, 80),
-                          timeout=120, echo=False)
+                          timeout=120, echo=False, preexec_fn=default_signals)
     child.logfile_read = open(tmp_path / "screen.log", "wb")
     return child
 
