@@ -32,7 +32,7 @@ BOTS: tuple[BotEntry, ...] = (
     BotEntry("simple-repro", "bots.simple_repro", "a reproduction of the original's play_simple"),
     BotEntry("points-repro", "bots.points_repro", "a reproduction of the original's play_points"),
     BotEntry("attack-repro", "bots.attack_repro", "a reproduction of the original's play_attack"),
-    BotEntry("champion", "bots.champion", "alpha-beta that mixes its bids and buys (matrix games), on a CPU-time budget"),
+    BotEntry("champion", "bots.champion", "our strongest search: simultaneous-move MCTS in C on a CPU-time budget, forced wins proven first"),
     BotEntry("mcts-v1", "bots.mcts_v1", "mcts before the C core: the same search in Python (a reference to measure against)"),
     BotEntry("alphabeta-v1", "bots.alphabeta_v1", "alphabeta before the C core: the same search in Python (a reference to measure against)"),
     BotEntry("champion-v1", "bots.champion_v1", "champion before the C core: Python, serialised below the root (a reference to measure against)"),
