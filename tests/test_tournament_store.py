@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+import zlib
 from collections import Counter
 from pathlib import Path
 
@@ -280,3 +281,21 @@ def test_the_trace_header_is_not_part_of_a_games_course() -> None:
     course = [b'{"day":1}', b"[0]"]
     assert trace_digest([b'{"meta":"header","seats":["a","b"]}', *course]) == trace_digest(course)
     assert trace_digest([b'{"meta":"header","seats":["b","a"]}', *course]) == trace_digest(course)
+
+
+def test_a_late_stderr_tail_that_comes_before_its_game_is_stored_waits_for_it(tmp_path: Path) -> None:
+    # A worker starts its next game, and sends the kept bot's late lines of
+    # the last one, as soon as it has handed that game's result over: the
+    # tail can reach this process before the game is stored.
+    from tournaments.runner import store_tails
+
+    with Store.open(tmp_path / "t.sqlite") as store:
+        tid = store.tournament("round-robin", {"players": 2}, [("a", ["x"]), ("b", ["y"])])
+        early = (tid, "rr/0.1/0", 1, b"after game 1\n")
+        assert store_tails(store, [early]) == [early]  # its game is not stored yet: kept, not dropped
+        rec = record("rr/0.1/0")
+        rec.stderr = compress_lines([b"== b ==", b"in game 1"])
+        store.add_game(tid, rec)
+        assert store_tails(store, [early]) == []
+        names, stderr = store.game_stderr(tid, "rr/0.1/0")
+        assert b"after game 1" in zlib.decompress(stderr)

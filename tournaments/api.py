@@ -63,11 +63,12 @@ def playing(
     `ray_working_dir` is sent to every Ray worker as its current directory
     (the bots' files, for nodes that share no folder with this one)."""
     be = make_backend(backend, concurrency, ray_address, ray_working_dir)
+    ctx = Context(store, be, options or PlayOptions(), progress, reuse, new)
     try:
-        yield Context(store, be, options or PlayOptions(), progress, reuse, new)
+        yield ctx
     finally:
         be.close()
-    store_tails(store, be.tails())  # the last games' kept bots end with the workers
+    store_tails(store, [*ctx.waiting_tails, *be.tails()])  # the last games' kept bots end with the workers
 
 
 @contextmanager

@@ -48,6 +48,7 @@ class Context:
     progress: bool = True  # progress on stderr: a bar on a terminal, one line per game elsewhere
     reuse: bool | None = None  # keep each bot's process alive across its games: all, none, or (None) the reusable
     new: bool = False  # start a tournament beside a stored one that differs from this one
+    waiting_tails: list[Tail] = field(default_factory=list)  # kept bots' late stderr of games not yet stored
 
 
 @dataclass
@@ -293,7 +294,7 @@ def run(
                     ) from err
                 if ctx.store.add_game(tournament_id, rec):
                     new.append(rec)
-                store_tails(ctx.store, ctx.backend.tails())
+                ctx.waiting_tails = store_tails(ctx.store, [*ctx.waiting_tails, *ctx.backend.tails()])
                 stopped = stop is not None and not stopping and stop(rec)
                 bar.advance(rec)
                 if stopped:
@@ -306,15 +307,24 @@ def run(
     return new
 
 
-def store_tails(store: Store, tails: Iterable[Tail]) -> None:
+def store_tails(store: Store, tails: Iterable[Tail]) -> list[Tail]:
     """Add to stored games what their kept bots wrote to standard error
     after the final state (tournaments.workers.Tail): known only once the
-    bot's next game began or the bot ended, after the game was stored."""
-    for tournament_id, key, seat, data in tails:
+    bot's next game began or the bot ended. A worker starts its next game
+    as soon as it has sent a result, so a tail can arrive before this
+    process has stored the game it belongs to: those tails are returned,
+    to be offered again (after the last game, a game still missing was
+    never stored: a run cut short)."""
+    waiting: list[Tail] = []
+    for tail in tails:
+        tournament_id, key, seat, data = tail
         stored = store.game_stderr(tournament_id, key)
-        if stored is not None:  # else a game that was never stored (a run cut short)
-            names, stderr = stored
-            store.set_game_stderr(tournament_id, key, with_tail(stderr, names, seat, data))
+        if stored is None:
+            waiting.append(tail)
+            continue
+        names, stderr = stored
+        store.set_game_stderr(tournament_id, key, with_tail(stderr, names, seat, data))
+    return waiting
 
 
 def game_line(number: int, total: int | None, rec: GameRecord) -> str:
