@@ -19,6 +19,12 @@ class build_ext_and_botinit(build_ext):
     def run(self) -> None:
         super().run()
         target = "driver" if self.inplace else os.path.join(self.build_lib, "driver")
+        built = os.path.join(target, "botinit")
+        # Relinked only when its source is newer (as build_ext does for the
+        # extension): linking replaces the file, and a bot started meanwhile
+        # (compile.sh rebuilds in place while a tournament runs) finds no init.
+        if not self.force and os.path.exists(built) and os.path.getmtime(built) >= os.path.getmtime("driver/botinit.c"):
+            return
         objects = self.compiler.compile(["driver/botinit.c"], output_dir=self.build_temp, extra_postargs=C_FLAGS)
         self.compiler.link_executable(objects, "botinit", output_dir=target)
 
