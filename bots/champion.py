@@ -37,7 +37,7 @@ import random
 from collections.abc import Sequence
 
 from bots.sdk import option_parser, bot_main
-from bots.search.core import AlphaBeta, Budget, Mcts, MctsConfig, MixedAlphaBeta, candidate_moves
+from bots.search.core import PROVEN, AlphaBeta, Budget, Mcts, MctsConfig, MixedAlphaBeta, candidate_moves
 from bots.search.weights import CHAMPION_WEIGHTS_FILE, DEFAULT_WEIGHTS_FILE, Weights, load_weights
 from protocol.engine import Game
 
@@ -47,8 +47,6 @@ MAX_DEPTH = 64
 SEARCHES = ("mcts", "alphabeta")
 PROOF_SHARE = 0.2
 """The share of the budget spent trying to prove a win before MCTS searches."""
-PROVEN = 500.0
-"""Alpha-beta values beyond this are proven results (protocol/search/alphabeta.c), not estimates."""
 
 
 class ChampionPolicy:

@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from typing import Any, Protocol
 
 __all__ = ["Budget", "Outcome", "AlphaBeta", "MixedAlphaBeta", "Mcts", "MctsConfig", "ALGORITHMS", "make",
-           "candidate_moves", "value", "PURIFY", "SLACK"]
+           "candidate_moves", "value", "PURIFY", "SLACK", "PROVEN"]
 
 MAX_DEPTH = 64
 
@@ -103,6 +103,11 @@ class MctsConfig(Record):
         if leaf not in ("playout", "eval"):
             raise ValueError(f"leaf must be 'playout' or 'eval', not {leaf!r}")
         self._set(selection=selection, exploration=exploration, leaf=leaf, reuse_depth=reuse_depth)
+
+
+PROVEN = 500.0
+"""Alpha-beta values (`AlphaBeta`, `MixedAlphaBeta`; protocol/search/alphabeta.c,
+bots.search.alphabeta) beyond +-PROVEN are proven results, not estimates."""
 
 
 class Outcome:
