@@ -34,7 +34,7 @@ def loaded_answering_the_first_state(name: str, options: tuple[str, ...] = ()) -
             if line.startswith(b"import time:")}
 
 
-@pytest.mark.parametrize("name", ["random", "expert", "decent-repro"])
+@pytest.mark.parametrize("name", ["random", "expert", "decent-repro", "evolved"])
 def test_a_bot_answers_its_first_state_without_heavy_imports(name: str) -> None:
     loaded = loaded_answering_the_first_state(name)
     assert not loaded & set(HEAVY), sorted(loaded & set(HEAVY))

@@ -18,12 +18,9 @@ that the state's reading (`buy_weights`, `invest_weights`) selects.
 from __future__ import annotations
 
 import argparse
-import random
-from collections.abc import Sequence
-from importlib import resources
-from pathlib import Path
-
 import json
+import os
+import random
 
 from bots import expert
 from protocol.cards import ATTACKS, DEF, DEFENDS
@@ -32,14 +29,18 @@ from bots.evolved.sampling import sample
 from bots.sdk import Decide, option_parser, bot_main
 from protocol.engine import ATTACKING, BUY, DEFENDING, INVESTING, PASS, Game
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the bot starts without typing, pathlib or importlib.resources (tests/test_bot_startup.py)
+    from collections.abc import Sequence
+
 SHIPPED = "shipped.json"
 """The genome shipped with the package (how it was made: docs/bots.md)."""
 
 
 def shipped_genome() -> Genome:
     """The genome the bot plays when no key is given."""
-    text = resources.files("bots.evolved").joinpath(SHIPPED).read_bytes()
-    return Genome.from_json(json.loads(text))
+    with open(os.path.join(os.path.dirname(__file__), SHIPPED), "rb") as shipped:
+        return Genome.from_json(json.loads(shipped.read()))
 
 
 def investment_amounts(game: Game, me: int) -> list[int]:
@@ -138,12 +139,13 @@ def policy(genome: Genome, rng: random.Random) -> Decide:
     return decide
 
 
-def load_genome(key: str | None, path: Path | None = None, weights: str | None = None) -> Genome:
+def load_genome(key: str | None, path: str | os.PathLike[str] | None = None, weights: str | None = None) -> Genome:
     """The genome to play: JSON text, a JSON file, a stored evolution's leader, or the shipped one."""
     if weights is not None:
         return Genome.from_json(json.loads(weights))
     if path is not None:
-        return Genome.from_json(json.loads(path.read_bytes()))
+        with open(path, "rb") as file:
+            return Genome.from_json(json.loads(file.read()))
     if key is not None:
         from bots.evolved.store import Store  # platformdirs only when a key is asked for
 
@@ -174,7 +176,7 @@ def parser() -> argparse.ArgumentParser:
     parser = option_parser("Economancy bot sampling its moves from evolved preferences.", prog="evolved")
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--key", help="play the leader of the evolution stored under KEY (see `evolve`)")
-    source.add_argument("--genome", type=Path, help="play the genome in this JSON file")
+    source.add_argument("--genome", metavar="FILE", help="play the genome in this JSON file")
     source.add_argument(
         "--weights", metavar="JSON",
         help="play this genome, given as JSON text (what the referee turns --key into: it reads the"

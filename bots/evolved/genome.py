@@ -29,9 +29,13 @@ integers in `INT_GENES` ranges.
 from __future__ import annotations
 
 import math
-import random
-from dataclasses import dataclass, field, fields
-from typing import Any
+
+from common.records import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the bot starts without typing (tests/test_bot_startup.py)
+    import random
+    from typing import Any
 
 N_CARDS = 13
 """Shop card ids are 1..13 (protocol.cards)."""
@@ -61,45 +65,63 @@ def _weights(n: int) -> list[float]:
     return [1.0] * n
 
 
-@dataclass
-class Genome:
-    """One strategy. Plain floats and an int, so it stores as JSON as is."""
+class Genome(Record):
+    """One strategy. Plain floats and an int, so it stores as JSON as is.
+    A `Record` (equality, repr, pickling; no `dataclasses` at start-up),
+    built from keywords: a weight list left out is all ones."""
 
-    buy_early: list[float] = field(default_factory=lambda: _weights(BUY_OPTIONS))
-    buy_late: list[float] = field(default_factory=lambda: _weights(BUY_OPTIONS))
-    switch_day: int = 6
-    invest_calm: list[float] = field(default_factory=lambda: _weights(len(INVEST_LEVELS)))
-    invest_threat: list[float] = field(default_factory=lambda: _weights(len(INVEST_LEVELS)))
-    buy_threat: list[float] = field(default_factory=lambda: _weights(BUY_OPTIONS))
-    buy_race: list[float] = field(default_factory=lambda: _weights(BUY_OPTIONS))
-    race_points: int = 8
-    invest_danger: list[float] = field(default_factory=lambda: _weights(len(INVEST_LEVELS)))
-    attack: list[float] = field(default_factory=lambda: _weights(ATTACK_OPTIONS))
-    defend: list[float] = field(default_factory=lambda: _weights(N_CARDS))
+    __slots__ = ("buy_early", "buy_late", "switch_day", "invest_calm", "invest_threat", "buy_threat", "buy_race",
+                 "race_points", "invest_danger", "attack", "defend")
+    buy_early: list[float]
+    buy_late: list[float]
+    switch_day: int
+    invest_calm: list[float]
+    invest_threat: list[float]
+    buy_threat: list[float]
+    buy_race: list[float]
+    race_points: int
+    invest_danger: list[float]
+    attack: list[float]
+    defend: list[float]
 
-    def __post_init__(self) -> None:
+    def __init__(self, buy_early: list[float] | None = None, buy_late: list[float] | None = None,
+                 switch_day: int = 6, invest_calm: list[float] | None = None,
+                 invest_threat: list[float] | None = None, buy_threat: list[float] | None = None,
+                 buy_race: list[float] | None = None, race_points: int = 8,
+                 invest_danger: list[float] | None = None, attack: list[float] | None = None,
+                 defend: list[float] | None = None) -> None:
+        given: dict[str, Any] = {
+            "buy_early": buy_early, "buy_late": buy_late, "invest_calm": invest_calm,
+            "invest_threat": invest_threat, "buy_threat": buy_threat, "buy_race": buy_race,
+            "invest_danger": invest_danger, "attack": attack, "defend": defend,
+        }
         for name, size in _SIZES.items():
-            genes = getattr(self, name)
+            genes = given[name]
+            if genes is None:
+                given[name] = _weights(size)
+                continue
             if len(genes) != size:
                 raise ValueError(f"genome: {name} needs {size} weights, got {len(genes)}")
             if any(not (isinstance(w, (int, float)) and math.isfinite(w) and w >= 0) for w in genes):
                 raise ValueError(f"genome: {name} weights must be finite and non-negative")
-            setattr(self, name, [float(w) for w in genes])
+            given[name] = [float(w) for w in genes]
+        given["switch_day"], given["race_points"] = switch_day, race_points
         for name, (low, high) in INT_GENES.items():
-            value = getattr(self, name)
+            value = given[name]
             if not (isinstance(value, int) and not isinstance(value, bool) and low <= value <= high):
                 raise ValueError(f"genome: {name} must be an integer in {low}..{high}, got {value!r}")
+        self._set(**{name: given[name] for name in self.__slots__})
 
     def to_json(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+        return {name: getattr(self, name) for name in self.__slots__}
 
     @classmethod
     def from_json(cls, data: Any) -> "Genome":
         """Rebuild a genome from `to_json` output; ValueError names what is wrong."""
         if not isinstance(data, dict):
             raise ValueError("genome: expected a JSON object")
-        unknown = set(data) - {f.name for f in fields(cls)}
-        missing = {f.name for f in fields(cls)} - set(data)
+        unknown = set(data) - set(cls.__slots__)
+        missing = set(cls.__slots__) - set(data)
         if unknown or missing:
             raise ValueError(f"genome: unknown keys {sorted(unknown)}, missing keys {sorted(missing)}")
         return cls(**data)

@@ -9,11 +9,13 @@ a strategy never gets stuck for want of a preference.
 
 from __future__ import annotations
 
-import random
-from collections.abc import Callable, Sequence
-from typing import TypeVar
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the bot starts without typing (tests/test_bot_startup.py)
+    import random
+    from collections.abc import Callable, Sequence
+    from typing import TypeVar
 
-Option = TypeVar("Option")
+    Option = TypeVar("Option")
 
 
 def distribution(

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import random
 
-from bots.search.records import Record
+from common.records import Record
 from bots.search.weights import Weights
 from protocol import _engine
 from protocol.engine import BUY, INVESTING, Game

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 
-from bots.search.records import Record
+from common.records import Record
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up)
 if TYPE_CHECKING:

@@ -1,9 +1,10 @@
-"""Immutable records for what the search bots load before their first answer.
+"""Immutable records for what a bot loads before its first answer.
 
 A bot's start-up is part of every game it plays, and importing
 `dataclasses` (with `inspect`, `ast` and `tokenize` behind it) took a
 third of a bare Python bot's whole start-up, so the few records a bot
-needs to answer (`Weights`, `Budget`, `MctsConfig`) are `Record`s: a
+needs to answer (the search bots' `Weights`, `Budget`, `MctsConfig`, the evolved
+bot's `Genome`) are `Record`s: a
 frozen dataclass's equality, hashing, repr and pickling, by the fields
 named in `__slots__`, in the order the constructor takes them.
 """
