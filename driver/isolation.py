@@ -435,6 +435,30 @@ def _read_proc(pid: int, name: str) -> bytes:
         os.close(fd)
 
 
+def tree_running(init: int) -> bool:
+    """Whether some thread of the process tree under `init` (the init
+    included) is running or ready to run (state R), as /proc says now: a
+    bot whose every thread sleeps has done what it was doing (for a bot
+    waiting for input: it has read what it was sent and answered it).
+    False once the init is gone."""
+    todo = [init]
+    seen = 0
+    while todo and seen < 4096:
+        pid = todo.pop()
+        seen += 1
+        try:
+            for task in os.listdir(f"/proc/{pid}/task"):
+                stat = _read_proc(pid, f"task/{task}/stat")
+                if stat.rpartition(b")")[2].split()[0] == b"R":
+                    return True
+                children = _read_proc(pid, f"task/{task}/children")
+                if children:
+                    todo += map(int, children.split())
+        except (OSError, ValueError, IndexError):
+            continue  # gone meanwhile
+    return False
+
+
 def cpu_seconds(init: int, group: Path | None) -> float | None:
     """CPU seconds a bot's tree has used so far, read once (see CpuMeter)."""
     meter = CpuMeter(init, group)

@@ -19,11 +19,14 @@ them. So this module only ever talks to, signals and reaps the inits.
 
 from __future__ import annotations
 
+import array
 import enum
 import errno
+import fcntl
 import os
 import selectors
 import signal
+import termios
 import time
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -57,6 +60,12 @@ game and what it wrote once told the game was over."""
 EXIT_WAIT = 2.0
 """Seconds a bot that closed a pipe gets to exit before that, rather than its
 exit status, is the reason given (its init reports the status a moment later)."""
+
+SETTLE_TIMEOUT = 2.0
+"""How long a kept bot's next game waits for it to be done with the last
+one's end (`BotProcess.settle`): a bot that reads the end and writes about
+it, then waits for input, takes milliseconds; one that works on after the
+end (or never reads it) starts its next game after this at the latest."""
 
 _CHUNK = 1 << 16
 _CHUNKS_PER_WAKEUP = 16  # a bot that floods a pipe cannot hold the loop longer than this
@@ -614,6 +623,38 @@ class BotProcess(LineChannel):
         """Its init's pid."""
         assert self.process is not None
         return self.process.pid
+
+    def settle(self, timeout: float = SETTLE_TIMEOUT) -> bool:
+        """Wait, at most `timeout` seconds, until the bot has read all it
+        was sent and every thread of it sleeps (twice in a row, a few ms
+        apart): a kept bot between two games is then done with the last
+        one's end, and what it wrote on standard error about it is in the
+        pipe, not yet to come during its next game. True if it settled."""
+        deadline = time.monotonic() + timeout
+        quiet = 0
+        while True:
+            if self.returncode() is not None:
+                return True
+            if self._unread_input() == 0 and not _isolation.tree_running(self.pid):
+                quiet += 1
+                if quiet >= 2:
+                    return True
+            else:
+                quiet = 0
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.002)
+
+    def _unread_input(self) -> int:
+        """Bytes sent to the bot that it has not read yet (in the pipe or still unsent here)."""
+        if self.stdin_fd is None:
+            return 0
+        pending = array.array("i", [0])
+        try:
+            fcntl.ioctl(self.stdin_fd, termios.FIONREAD, pending)
+        except OSError:
+            return len(self._out)
+        return pending[0] + len(self._out)
 
     def respawn(self) -> BotProcess:
         """A fresh process of the same bot, with the same limits and isolation."""

@@ -109,12 +109,16 @@ def test_a_kept_bot_that_cannot_start_forfeits_as_without_reuse(monkeypatch: pyt
         kept.close_all()
     assert result.fault is not None and result.fault[0] == 1 and "cannot start" in result.fault[1], result.fault
     assert wait_until_gone(mark) == []
-def test_each_game_keeps_what_a_kept_bot_wrote_after_its_end_and_before_its_next_game(tmp_path: Path) -> None:
+@pytest.mark.parametrize("busy", ["0", "0.3"])
+def test_each_game_keeps_what_a_kept_bot_wrote_after_its_end_and_before_its_next_game(tmp_path: Path,
+                                                                                       busy: str) -> None:
     # One worker keeps both bots for all their games; each says "after game N"
     # only once it has seen game N's end, when that game is already stored:
     # the line belongs to game N (the last one's too), never to game N+1.
+    # With busy=0.3 each works 0.3 s of CPU on the end before saying so: the
+    # next game must wait for it (BotProcess.settle), or the line lands there.
     db = tmp_path / "late.sqlite"
-    bot = f"{sys.executable} -S {BOTS / 'late_words.py'}"
+    bot = f"{sys.executable} -S {BOTS / 'late_words.py'} {busy}"
     result = round_robin([f"a={bot}", f"b={bot}"], games=2, db=db, concurrency=1, reuse=True,
                          options=PlayOptions(max_days=2, timeout=20))
     assert result.played_now == 4
@@ -132,3 +136,23 @@ def test_each_game_keeps_what_a_kept_bot_wrote_after_its_end_and_before_its_next
             assert lines == [b"in game %d" % n, END_MARK.rstrip(b"\n"), b"after game %d" % n], (name, lines)
             seen[name].append(n)
     assert seen == {"a": [1, 2, 3, 4], "b": [1, 2, 3, 4]}  # one process each, kept for all four games
+
+
+def test_settle_waits_for_a_bot_to_read_its_input_and_sleep_and_no_longer() -> None:
+    # A kept bot's next game waits for it to be done with the last one's end,
+    # but a bot that never rests (or never reads) holds it up for the bound only.
+    from driver.process import BotProcess
+
+    reader = BotProcess((sys.executable, "-S", "-c", "import sys\nfor line in sys.stdin: pass"), "reader")
+    spinner = BotProcess((sys.executable, "-S", "-c", "while True: pass"), "spinner")
+    try:
+        reader._out += b"x" * 1000 + b"\n"
+        reader._write()
+        assert reader.settle(timeout=60)  # it reads the line and sleeps in read again
+        assert reader._unread_input() == 0
+        spinner._out += b"x\n"
+        spinner._write()
+        assert not spinner.settle(timeout=0.3)  # always running, never reading
+        assert spinner._unread_input() == 2
+    finally:
+        BotGroup([reader, spinner]).close(exit_grace=0.05, term_grace=0.2)

@@ -145,8 +145,10 @@ class _KeptBots:
 
     Each game's record holds each bot's standard error from that game
     only. What a kept bot writes after the final state (the end is news to
-    it) has no end of its own: it is read when the bot's next game begins,
-    or when the bot ends, and sent as a `Tail` of the game before.
+    it) has no end of its own: it is read when the bot's next game begins
+    (once the bot has read the end and gone idle, `BotProcess.settle`, so
+    that its words on the end are not taken for the next game's), or when
+    the bot ends, and sent as a `Tail` of the game before.
     """
 
     def __init__(self) -> None:
@@ -189,6 +191,7 @@ class _KeptBots:
                 continue
             proc = self.procs.get(key)
             if proc is not None and proc.reusable:
+                proc.settle()  # done with the last game's end: what it wrote about it is in the pipe
                 self.send_tail(key, proc)  # what it wrote since its last game's final state: that game's
             if proc is None or not proc.reusable:
                 self.retire(key)
@@ -240,6 +243,8 @@ class _KeptBots:
 
         procs, self.procs = dict(self.procs), {}
         if procs:
+            for proc in procs.values():
+                proc.settle()  # done with its last game's end, before its input closes
             BotGroup(list(procs.values())).close(exit_grace=0.5, term_grace=0.2)
             for key, proc in procs.items():
                 self.send_tail(key, proc)
