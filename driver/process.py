@@ -626,21 +626,18 @@ class BotProcess(LineChannel):
 
     def settle(self, timeout: float = SETTLE_TIMEOUT) -> bool:
         """Wait, at most `timeout` seconds, until the bot has read all it
-        was sent and every thread of it sleeps (twice in a row, a few ms
-        apart): a kept bot between two games is then done with the last
-        one's end, and what it wrote on standard error about it is in the
-        pipe, not yet to come during its next game. True if it settled."""
+        was sent and every thread of it sleeps: a kept bot between two
+        games is then done with the last one's end (a thread that read it
+        and lost the processor is runnable, not asleep), and what it wrote
+        on standard error about it is in the pipe, not yet to come during
+        its next game. True if it settled. One look when it has (a few
+        system calls: no pause on a game's way in)."""
         deadline = time.monotonic() + timeout
-        quiet = 0
         while True:
             if self.returncode() is not None:
                 return True
             if self._unread_input() == 0 and not _isolation.tree_running(self.pid):
-                quiet += 1
-                if quiet >= 2:
-                    return True
-            else:
-                quiet = 0
+                return True
             if time.monotonic() >= deadline:
                 return False
             time.sleep(0.002)
