@@ -96,6 +96,13 @@ def test_a_person_plays_random_in_the_browser_and_a_spectator_watches_live(
     assert page.locator(".ect-name b").count() == 0
     log = spectator.locator("#log li").all_text_contents()
     assert any("Investments revealed" in line for line in log) and log[-1]
+    # A spectator who arrives after the end sees the ended game, its result and its replay.
+    late = chromium.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+    late.goto(f"{server.url}/game/{game_id}")
+    late.wait_for_selector("#banner:has-text('Game over')")
+    late.wait_for_selector("#replay-link")
+    _shot(late, "late")
+    assert late.locator("#log li").count() >= 1
     page.click("#replay-link")
     page.wait_for_selector("#scrub")
     assert page.title().startswith("Game ") and "random" in page.title()
