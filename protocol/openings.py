@@ -15,9 +15,12 @@ within a simultaneous round, the next defender in a fight).
 An opening can also leave both seats a game (`random_opening(...,
 both_play=True)`, what the exploiter draws): in 2 players, a random
 opening sometimes leaves a seat with no card that defends while the other
-holds an attacker and more coins, so the first opponent to outbid it on
-day 2 eliminates it (`lost_at_once`). A game from such an opening
-measures the opening, not the bots; such openings are drawn again.
+holds an attacker (`exposed`). Such a seat is eliminated the first time
+the other outbids it, so it must match every bid with all its coins and
+can buy nothing while the other builds; with more coins on the other side
+too, the first bid decides (`lost_at_once`). A game from such an opening
+measures the opening (against a target that bids at random, its luck),
+not the bots; such openings are drawn again.
 
 File format (`--openings FILE`): one JSON array of moves per line; blank
 lines and lines starting with `#` are skipped.
@@ -39,6 +42,8 @@ __all__ = [
     "OpeningError",
     "play_opening",
     "random_opening",
+    "exposed",
+    "exposed_seats",
     "lost_at_once",
     "doomed_seats",
     "parse_opening",
@@ -90,8 +95,9 @@ def random_opening(
     simultaneous round they stop in, so that no hidden choice is left made
     for a bot that never saw it. Draws again (from the same `rng`, so the
     result is reproducible) while the game would end inside the opening,
-    and with `both_play` (2 players only) while it leaves a seat doomed
-    (`doomed_seats`): a game decided by its opening measures nobody.
+    and with `both_play` (2 players only) while it leaves a seat with no
+    defence against an attacker (`exposed_seats`): a game decided by its
+    opening measures nobody.
     """
     if plies < 0:
         raise ValueError(f"an opening has at least 0 plies, not {plies}")
@@ -108,10 +114,29 @@ def random_opening(
                 move = rng.choice(list(game.legal_moves(seat)))
             moves.append(move_to_wire(game, move))
             game.play(seat, move)
-        if not game.is_over and not (both_play and doomed_seats(game)):
+        if not game.is_over and not (both_play and exposed_seats(game)):
             return tuple(moves)
     wanted = "undecided and both seats a game" if both_play else "undecided"
     raise OpeningError(f"no {plies}-ply opening of {n_players} players left the game {wanted} in {attempts} draws")
+
+
+def exposed(game: Game, seat: int) -> bool:
+    """Whether `seat` holds no card able to defend while its opponent
+    holds a card able to attack (2 players): the first day the opponent
+    invests more, it attacks and eliminates the seat. So the seat must
+    match every bid with all its coins, buys nothing, and lives on the
+    opponent's bids: against a target that bids at random, on its luck.
+    Every seat `lost_at_once` is exposed; an exposed seat with the coins
+    to match is not lost yet, only at the mercy of the opponent."""
+    if game.n_players != 2:
+        raise ValueError(f"exposed is defined for 2 players, not {game.n_players}")
+    return (not any(DEFENDS[c] for c, _ in game.cards(seat))
+            and any(ATTACKS[c] for c, _ in game.cards(1 - seat)))
+
+
+def exposed_seats(game: Game) -> list[int]:
+    """The seats of a 2-player game with no defence against an attacker (`exposed`)."""
+    return [seat for seat in (0, 1) if exposed(game, seat)]
 
 
 def lost_at_once(game: Game, seat: int) -> bool:
