@@ -16,9 +16,10 @@ An opening can also leave both seats a game (`random_opening(...,
 both_play=True)`, what the exploiter draws): in 2 players, a random
 opening sometimes leaves a seat with no card that defends while the other
 holds an attacker (`exposed`). Such a seat is eliminated the first time
-the other outbids it, so it must match every bid with all its coins and
-can buy nothing while the other builds; with more coins on the other side
-too, the first bid decides (`lost_at_once`). A game from such an opening
+the other outbids it, so it must match or beat every bid, paying for it,
+until it holds a defender (with no more coins than the other, it buys
+nothing while the other builds); with fewer coins, the first bid decides
+(`lost_at_once`). A game from such an opening
 measures the opening (against a target that bids at random, its luck),
 not the bots; such openings are drawn again.
 
@@ -124,10 +125,12 @@ def exposed(game: Game, seat: int) -> bool:
     """Whether `seat` holds no card able to defend while its opponent
     holds a card able to attack (2 players): the first day the opponent
     invests more, it attacks and eliminates the seat. So the seat must
-    match every bid with all its coins, buys nothing, and lives on the
-    opponent's bids: against a target that bids at random, on its luck.
-    Every seat `lost_at_once` is exposed; an exposed seat with the coins
-    to match is not lost yet, only at the mercy of the opponent."""
+    match or beat every bid, paying for it, until it holds a defender;
+    with no more coins than the opponent it buys nothing meanwhile and
+    lives on the opponent's bids (against a target that bids at random,
+    on its luck). Every seat `lost_at_once` is exposed; the filter is
+    broad on purpose: an exposed seat with more coins can buy its way
+    out, but the opening still leans on it."""
     if game.n_players != 2:
         raise ValueError(f"exposed is defined for 2 players, not {game.n_players}")
     return (not any(DEFENDS[c] for c, _ in game.cards(seat))

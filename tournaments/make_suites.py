@@ -23,6 +23,10 @@ How the openings are chosen, for each card set and table size:
    favours it; the imbalance is the largest share above the fair 1/P.
    The `--openings` candidates with the smallest imbalance are kept
    (ties: the order drawn), out of `--candidates` times as many drawn.
+   In 2 players a candidate that leaves a seat with no defender against
+   an attacker (`protocol.openings.exposed`) is never kept: that seat
+   must match every bid and buys nothing, so the opening (and, against
+   a bot that bids at random, its luck) decides the game.
 
 Each file records this, its parameters, the measured imbalance of the
 kept and of all candidates, and the command that regenerates it.
@@ -34,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import math
 import random
 import sys
 import time
@@ -43,7 +48,7 @@ from typing import Any
 
 from common.safefile import make_dirs, write_file
 from protocol.engine import Game
-from protocol.openings import Opening, format_opening, play_opening, random_opening
+from protocol.openings import Opening, exposed_seats, format_opening, play_opening, random_opening
 
 SUITES = Path(__file__).parent / "suites"
 
@@ -112,8 +117,16 @@ def build(players: int, base: bool, n: int, factor: int, seed: int, per_player: 
         if game.key() in seen:
             continue
         seen.add(game.key())
+        if players == 2 and exposed_seats(game):  # decided by the opening (and the bids): never kept
+            scored.append((math.inf, len(scored), opening))
+            continue
         scored.append((imbalance(opening, players, base, panel), len(scored), opening))
     kept = sorted(scored)[:n]
+    if any(s == math.inf for s, _, _ in kept):
+        raise ValueError(f"fewer than {n} of {len(scored)} candidates leave every seat a defence; draw more")
+    def finite(xs: Sequence[tuple[float, int, Opening]]) -> list[float]:
+        return [s for s, _, _ in xs if s != math.inf]
+
     def mean(xs: Sequence[float]) -> float:
         return sum(xs) / len(xs)
 
@@ -123,8 +136,10 @@ def build(players: int, base: bool, n: int, factor: int, seed: int, per_player: 
         f"# each {plies} random plies completed to the round's end (protocol.openings.random_opening),",
         "# kept for the smallest seat imbalance in in-process self-play of expert, decent-repro x4",
         "# and evolved x4 (largest seat share of the 9 games above the fair 1/players).",
-        f"# Imbalance: kept mean {mean([s for s, _, _ in kept]):.3f}, max {max(s for s, _, _ in kept):.3f};"
-        f" all candidates mean {mean([s for s, _, _ in scored]):.3f}.",
+        f"# Imbalance: kept mean {mean(finite(kept)):.3f}, max {max(finite(kept)):.3f};"
+        f" all candidates mean {mean(finite(scored)):.3f}.",
+        *([f"# Never kept: the {len(scored) - len(finite(scored))} candidates leaving a seat with no defender"
+           " against an attacker (protocol.openings.exposed)."] if players == 2 else []),
         f"# Regenerate: python -m tournaments.make_suites --openings {n} --candidates {factor} --plies {per_player}"
         f" --seed {seed} --only {name}",
     ]
