@@ -157,7 +157,7 @@ def test_a_depth_that_cannot_finish_is_not_started() -> None:
     # The clock is handed to the searcher: its default is bound when the
     # class is defined, so patching the time module would not reach it.
     searcher = AlphaBeta(load_weights(), random.Random(0), clock=lambda: next(ticks) * 1e-3)
-    budget = 20.0  # 20,000 ticks of the fake clock
+    budget = 2.0  # 2,000 ticks of the fake clock: depth 5 ends near 1,050, depth 6 would not
     result = searcher.search(Game(2, base=True), 0, seconds=budget)
     assert result.depth >= 2
     assert next(ticks) * 1e-3 < budget
