@@ -110,3 +110,26 @@ def test_the_check_sees_a_private_import(tmp_path: Path, source: str, found: boo
     probe = tmp_path / "probe.py"
     probe.write_text(source)
     assert bool(private_imports(probe, module_name(module))) is found
+
+
+def test_a_console_script_imports_only_what_its_command_needs() -> None:
+    """arena.cli builds each command when it is asked for: `driver` (started
+    hundreds of times by the suite, and for every game a person plays) paid
+    1.3 s of CPU for the tournaments' NumPy, the exploiter and the evolver
+    when they were imported with the module."""
+    import subprocess
+    import sys
+
+    probe = ("import sys\nfrom arena.cli import {name}\n"
+             "print(' '.join(m for m in ('numpy', 'tournaments.cli', 'exploit.cli', 'bots.evolved.cli')"
+             " if m in sys.modules))")
+
+    def loaded(name: str) -> set[str]:
+        done = subprocess.run([sys.executable, "-c", probe.format(name=name)], capture_output=True, text=True,
+                              cwd=ROOT, timeout=300)
+        assert done.returncode == 0, done.stderr
+        return set(done.stdout.split())
+
+    assert loaded("driver_main") == loaded("driver") == set()
+    assert {"tournaments.cli", "exploit.cli"} & loaded("tournament_main") == {"tournaments.cli"}
+    assert loaded("exploit_main") >= {"exploit.cli"} and "tournaments.cli" not in loaded("evolve")
