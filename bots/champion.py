@@ -15,12 +15,12 @@ champion spends a fifth of its budget on a serialised alpha-beta (we
 choose first: its values are what we can guarantee) and plays a win it
 proves outright, so that a forced win is never left to sampling.
 
-Its playouts stop after `--horizon` days (HORIZON_DAYS) and the
-evaluation values the state they reach: played to the day limit from a
-locked position (both players 11 points, the points sold out), a
-playout's result was the heuristic's random blunders over the days left,
-every bid scored about one half, and the champion drew games it could
-win by destroying the opponent's defenders (docs/bots.md, the lock).
+Its playouts stop `--horizon` days on (HORIZON_DAYS), or later while
+the shop still sells points, and the evaluation values the state they
+reach: played to the day limit from a locked position (both players 11
+points, the points sold out), a playout's result was the heuristic's
+random blunders over the days left, every bid scored about one half,
+and a defender destroyed today did not count (docs/bots.md, the lock).
 
 `--search alphabeta` is the champion before MCTS: alpha-beta whose
 simultaneous root is a matrix game its move is drawn from
@@ -55,7 +55,8 @@ SEARCHES = ("mcts", "alphabeta")
 PROOF_SHARE = 0.2
 """The share of the budget spent trying to prove a win before MCTS searches."""
 HORIZON_DAYS = 6
-"""Days an MCTS playout plays before the evaluation values it (0: to the end)."""
+"""Days an MCTS playout plays, once no points are for sale, before the
+evaluation values it (0: to the end)."""
 
 
 class ChampionPolicy:
@@ -129,8 +130,8 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--search", choices=SEARCHES, default="mcts",
                         help="mcts, or alphabeta: the champion before MCTS (default %(default)s)")
     parser.add_argument("--horizon", type=int, default=HORIZON_DAYS, metavar="DAYS",
-                        help="mcts: days a playout plays before the evaluation values it, 0 for the whole game "
-                             "(default %(default)s)")
+                        help="mcts: days a playout plays (more while the shop sells points) before the evaluation "
+                             "values it, 0 for the whole game (default %(default)s)")
     parser.add_argument("--depth", type=int, default=MAX_DEPTH,
                         help="alphabeta: deepest iteration, in steps (default %(default)s: time decides)")
     parser.add_argument("--weights", default=None, metavar="FILE",

@@ -88,10 +88,12 @@ class MctsConfig(Record):
     duct; the uniform mix gamma for rm is exploration / 10), `leaf`
     "playout" or "eval", and how deep to look for the new root in the old
     tree (`reuse_depth`). bots.search.mcts, the reference, says what each
-    does. The C core alone adds `horizon`: the days a playout runs before
-    the evaluation values the state it reached (0: to the game's end), so
-    that what a fight destroys counts, not the heuristic's blunders over
-    the rest of a locked game (protocol/search/mcts.c says why)."""
+    does. The C core alone adds `horizon`: the days a playout runs (more
+    while the shop sells points: a race the playout sees and the
+    evaluation does not) before the evaluation values the state it reached
+    (0: to the game's end), so that what a fight destroys counts, not the
+    heuristic's blunders over the rest of a locked game
+    (protocol/search/mcts.c says why)."""
 
     __slots__ = ("selection", "exploration", "leaf", "reuse_depth", "horizon")
     selection: str
