@@ -134,7 +134,8 @@ def speed(seconds: float, base: bool) -> None:
             py, c = bench_mcts(game, seconds, leaf), bench_core_mcts(game, seconds, leaf)
             print(f"  mcts ({leaf} leaves): {py:10.0f} | {c:10.0f} iterations/s | {c / py:5.1f}x")
         cut = bench_core_mcts(game, seconds, "playout", HORIZON_DAYS)
-        print(f"  mcts (playouts cut at {HORIZON_DAYS} days, the champion's; C only): {cut:10.0f} iterations/s")
+        print(f"  mcts (playouts cut {HORIZON_DAYS} days on once no points are for sale, the champion's; C only): "
+              f"{cut:10.0f} iterations/s")
         (py, py_depth), (c, c_depth) = bench_alphabeta(game, seconds), bench_core_alphabeta(game, seconds)
         print(f"  alpha-beta:            {py:10.0f} | {c:10.0f} nodes/s      | {c / py:5.1f}x "
               f"(depth {py_depth} | {c_depth} completed)")
