@@ -8,7 +8,8 @@
 the start position and a mid-game one, on one core: the C search core
 (bots.search.core, what the bots play) beside the Python reference
 searches (bots/search/mcts.py, alphabeta.py) on the same positions, with
-the ratio; and the depth the champion completes at 0.5 s of CPU with
+the ratio; the C core's MCTS with its playouts cut at the champion's
+horizon (the reference has none); and the depth the champion completes at 0.5 s of CPU with
 each (its Python reference, bots/search/mixed.py, is the champion as it
 was before the C core), and with SMAB below the root as shipped.
 
@@ -42,7 +43,7 @@ import time
 from bots import decent_repro, expert
 from common.pool import WorkerPool
 from bots.alphabeta import AlphaBetaPolicy
-from bots.champion import DEFAULT_WALL_LIMIT, ChampionPolicy
+from bots.champion import DEFAULT_WALL_LIMIT, HORIZON_DAYS, ChampionPolicy
 from bots.inprocess import Policy, play_game
 from bots.mcts import MctsPolicy
 from bots.random_bot import random_policy
@@ -85,9 +86,10 @@ def bench_mcts(game: Game, seconds: float, leaf: str) -> float:
     return searcher.iterations / (time.perf_counter() - start)
 
 
-def bench_core_mcts(game: Game, seconds: float, leaf: str) -> float:
-    """The C core's iterations per second (wall clock, as the reference's)."""
-    searcher = core.Mcts(load_weights(), MctsConfig(leaf=leaf), seed=1)
+def bench_core_mcts(game: Game, seconds: float, leaf: str, horizon: int = 0) -> float:
+    """The C core's iterations per second (wall clock, as the reference's),
+    its playouts cut after `horizon` days (0: played to the end)."""
+    searcher = core.Mcts(load_weights(), MctsConfig(leaf=leaf, horizon=horizon), seed=1)
     start = time.perf_counter()
     outcome = searcher.search(game, 0, core.Budget(seconds=seconds, cpu=False))
     return outcome.iterations / (time.perf_counter() - start)
@@ -131,6 +133,9 @@ def speed(seconds: float, base: bool) -> None:
         for leaf in ("playout", "eval"):
             py, c = bench_mcts(game, seconds, leaf), bench_core_mcts(game, seconds, leaf)
             print(f"  mcts ({leaf} leaves): {py:10.0f} | {c:10.0f} iterations/s | {c / py:5.1f}x")
+        cut = bench_core_mcts(game, seconds, "playout", HORIZON_DAYS)
+        print(f"  mcts (playouts cut {HORIZON_DAYS} days on once no points are for sale, the champion's; C only): "
+              f"{cut:10.0f} iterations/s")
         (py, py_depth), (c, c_depth) = bench_alphabeta(game, seconds), bench_core_alphabeta(game, seconds)
         print(f"  alpha-beta:            {py:10.0f} | {c:10.0f} nodes/s      | {c / py:5.1f}x "
               f"(depth {py_depth} | {c_depth} completed)")

@@ -1,7 +1,7 @@
 """The champion: our strongest search, on a CPU-time budget.
 
     python -m bots.champion [--time 0.5] [--wall-limit 5] [--search mcts|alphabeta] [--seed S]
-                            [--weights FILE] [--depth D] [--serialise]
+                            [--weights FILE] [--horizon DAYS] [--depth D] [--serialise]
 
 Why this bot (docs/bots.md has the measurements): it is whichever of our
 searches wins head to head at the same CPU budget. That is now the C
@@ -14,6 +14,13 @@ depth-5 alpha-beta and its evaluation do not. Before it searches, the
 champion spends a fifth of its budget on a serialised alpha-beta (we
 choose first: its values are what we can guarantee) and plays a win it
 proves outright, so that a forced win is never left to sampling.
+
+Its playouts stop `--horizon` days on (HORIZON_DAYS), or later while
+the shop still sells points, and the evaluation values the state they
+reach: played to the day limit from a locked position (both players 11
+points, the points sold out), a playout's result was the heuristic's
+random blunders over the days left, every bid scored about one half,
+and a defender destroyed today did not count (docs/bots.md, the lock).
 
 `--search alphabeta` is the champion before MCTS: alpha-beta whose
 simultaneous root is a matrix game its move is drawn from
@@ -47,6 +54,9 @@ MAX_DEPTH = 64
 SEARCHES = ("mcts", "alphabeta")
 PROOF_SHARE = 0.2
 """The share of the budget spent trying to prove a win before MCTS searches."""
+HORIZON_DAYS = 6
+"""Days an MCTS playout plays, once no points are for sale, before the
+evaluation values it (0: to the end)."""
 
 
 class ChampionPolicy:
@@ -63,6 +73,7 @@ class ChampionPolicy:
         weights: Weights | None = None,
         smab: bool = True,
         search: str = "mcts",
+        horizon: int = HORIZON_DAYS,
     ) -> None:
         if seconds <= 0:
             raise ValueError(f"--time must be positive, got {seconds}")
@@ -70,6 +81,8 @@ class ChampionPolicy:
             raise ValueError(f"--wall-limit must be positive, got {wall_limit}")
         if depth < 1:
             raise ValueError(f"--depth must be at least 1, got {depth}")
+        if horizon < 0:
+            raise ValueError(f"--horizon must be 0 (the whole game) or more days, got {horizon}")
         if search not in SEARCHES:
             raise ValueError(f"--search must be one of {', '.join(SEARCHES)}, got {search!r}")
         self.seconds = seconds
@@ -79,8 +92,8 @@ class ChampionPolicy:
         self.prover: AlphaBeta | None = None
         self.searcher: Mcts | MixedAlphaBeta
         if search == "mcts":
-            # The weights only grade the playouts that reach the day limit.
-            self.searcher = Mcts(weights or load_weights(packaged=DEFAULT_WEIGHTS_FILE), MctsConfig(),
+            # The weights grade the playouts cut at the horizon (and those that reach the day limit).
+            self.searcher = Mcts(weights or load_weights(packaged=DEFAULT_WEIGHTS_FILE), MctsConfig(horizon=horizon),
                                  rng.getrandbits(32))
             self.prover = AlphaBeta(load_weights(packaged=CHAMPION_WEIGHTS_FILE), rng)
             self.proof_budget = Budget(seconds=seconds * PROOF_SHARE, cpu=True, wall_limit=wall_limit)
@@ -116,10 +129,13 @@ def parser() -> argparse.ArgumentParser:
                         help="wall-clock time a move may never exceed, however busy the machine (default %(default)s)")
     parser.add_argument("--search", choices=SEARCHES, default="mcts",
                         help="mcts, or alphabeta: the champion before MCTS (default %(default)s)")
+    parser.add_argument("--horizon", type=int, default=HORIZON_DAYS, metavar="DAYS",
+                        help="mcts: days a playout plays (more while the shop sells points) before the evaluation "
+                             "values it, 0 for the whole game (default %(default)s)")
     parser.add_argument("--depth", type=int, default=MAX_DEPTH,
                         help="alphabeta: deepest iteration, in steps (default %(default)s: time decides)")
     parser.add_argument("--weights", default=None, metavar="FILE",
-                        help="evaluation weights JSON (default: bots/search/weights.json, which grades MCTS's drawn "
+                        help="evaluation weights JSON (default: bots/search/weights.json, which grades MCTS's cut "
                              "playouts; alphabeta: the learned bots/search/champion.json)")
     parser.add_argument("--serialise", action="store_true",
                         help="alphabeta: serialise the simultaneous steps below the root (we choose first) instead of "
@@ -133,7 +149,7 @@ def policy_from(options: argparse.Namespace) -> ChampionPolicy:
     return ChampionPolicy(
         seconds=options.time, wall_limit=options.wall_limit, depth=options.depth, seed=options.seed,
         weights=load_weights(options.weights) if options.weights is not None else None,
-        smab=not options.serialise, search=options.search,
+        smab=not options.serialise, search=options.search, horizon=options.horizon,
     )
 
 

@@ -895,11 +895,13 @@ Move heuristic_move(State *s, int p, uint64_t *rng)
     return MOVE(0);
 }
 
-/* Play to the end; policies[p] is 0 (random) or 1 (heuristic). */
-uint64_t run_playout(State *s, uint64_t seed, const int *policies)
+/* Play to the end, or until `stop_days` days have been played (the state is
+   then at the next day's investing, its income received); policies[p] is 0
+   (random) or 1 (heuristic). Returns the moves played. */
+uint64_t run_playout_until(State *s, uint64_t seed, const int *policies, int64_t stop_days)
 {
     uint64_t rng = seed, n = 0;
-    while (s->phase != END && s->phase != FAULT) {
+    while (s->phase != END && s->phase != FAULT && s->days_played < stop_days) {
         unsigned m = pending_mask(s);
         if (!m) /* cannot happen in a valid state; never spin */
             break;
@@ -916,6 +918,12 @@ uint64_t run_playout(State *s, uint64_t seed, const int *policies)
         n++;
     }
     return n;
+}
+
+/* Play to the end. */
+uint64_t run_playout(State *s, uint64_t seed, const int *policies)
+{
+    return run_playout_until(s, seed, policies, INT64_MAX);
 }
 
 /* Whether a state is one the engine can run on safely; NULL if so, else

@@ -126,6 +126,7 @@ void state_release(State *s);
 unsigned pending_mask(const State *s);
 const char *apply_move(State *s, int p, int64_t move, PyObject *big);
 uint64_t run_playout(State *s, uint64_t seed, const int *policies);
+uint64_t run_playout_until(State *s, uint64_t seed, const int *policies, int64_t stop_days);
 Move heuristic_move(State *s, int p, uint64_t *rng);
 
 static inline int alive(const State *s, int p) { return s->pl[p].n > 0; }

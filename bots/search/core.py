@@ -88,21 +88,29 @@ class MctsConfig(Record):
     duct; the uniform mix gamma for rm is exploration / 10), `leaf`
     "playout" or "eval", and how deep to look for the new root in the old
     tree (`reuse_depth`). bots.search.mcts, the reference, says what each
-    does."""
+    does. The C core alone adds `horizon`: the days a playout runs (more
+    while the shop sells points: a race the playout sees and the
+    evaluation does not) before the evaluation values the state it reached
+    (0: to the game's end), so that what a fight destroys counts, not the
+    heuristic's blunders over the rest of a locked game
+    (protocol/search/mcts.c says why)."""
 
-    __slots__ = ("selection", "exploration", "leaf", "reuse_depth")
+    __slots__ = ("selection", "exploration", "leaf", "reuse_depth", "horizon")
     selection: str
     exploration: float
     leaf: str
     reuse_depth: int
+    horizon: int
 
     def __init__(self, selection: str = "duct", exploration: float = 1.0, leaf: str = "playout",
-                 reuse_depth: int = 6) -> None:
+                 reuse_depth: int = 6, horizon: int = 0) -> None:
         if selection not in ("duct", "rm"):
             raise ValueError(f"selection must be 'duct' or 'rm', not {selection!r}")
         if leaf not in ("playout", "eval"):
             raise ValueError(f"leaf must be 'playout' or 'eval', not {leaf!r}")
-        self._set(selection=selection, exploration=exploration, leaf=leaf, reuse_depth=reuse_depth)
+        if horizon < 0:
+            raise ValueError(f"horizon must be 0 (the whole game) or more days, got {horizon}")
+        self._set(selection=selection, exploration=exploration, leaf=leaf, reuse_depth=reuse_depth, horizon=horizon)
 
 
 PROVEN = 500.0
@@ -267,7 +275,7 @@ class Mcts:
         self.weights = weights
         self.config = config
         self.core = _engine.Mcts(weights.values, weights.scale, config.selection, config.exploration, config.leaf,
-                                 random.Random(seed).getrandbits(64), max_nodes)
+                                 random.Random(seed).getrandbits(64), max_nodes, config.horizon)
 
     def reset(self) -> None:
         self.core.reset()

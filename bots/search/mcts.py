@@ -78,6 +78,8 @@ class Searcher:
 
     def __init__(self, weights: Weights, config: MctsConfig = MctsConfig(), seed: int | None = None,
                  clock: Callable[[], float] = time.perf_counter) -> None:
+        if config.horizon:
+            raise ValueError("the reference MCTS plays its playouts to the end: a horizon is the C core's (core.Mcts)")
         self.weights = weights
         self.clock = clock  # time.thread_time: a budget in CPU time
         self.config = config

@@ -12,6 +12,16 @@
  * one node and its statistics (transpositions), and the tree of the last
  * search is found again from the new root without a walk. The tree is
  * bounded (max_nodes); once full, iterations go on without adding nodes.
+ *
+ * A playout may stop after `horizon` days once no points are for sale, the
+ * state it reached valued by the evaluation (early playout termination, as
+ * in Winands et al.'s MC-LOA; playout() says when). Played to day 100 from a locked position (all the points
+ * bought, 11-11, killers on both sides), a playout's result is decided by
+ * the heuristic's random moves over the eighty days left (one in 16: a
+ * point card thrown in front of a Ghost loses the game), so every move at
+ * the root scores about one half and a fight that destroys a defender
+ * today is lost in that noise. Cut a few days on, the defender destroyed
+ * is still missing from the evaluated material.
  */
 #include "search.h"
 
@@ -37,6 +47,7 @@ typedef struct {
     PyObject_HEAD
     Weights w;
     int rm, eval_leaf;
+    int64_t horizon; /* days a playout runs before the evaluation values it; 0: to the end */
     double exploration;
     uint64_t rng;
     uint32_t max_nodes;
@@ -69,6 +80,33 @@ static int64_t find(const MctsObject *t, uint64_t key)
     }
 }
 
+/* Drops from p's candidate bids (n of them) those above every opponent's
+   purse plus one: each of them wins the bid exactly as that one does and
+   leaves fewer coins, which never helps (coins only pay for bids and buys,
+   and the Stock's income grows with them). Searched, they split the visits
+   of one decision between equivalent moves, and the most visited of them
+   spent the whole purse on an attack the tree then did not make. Only where
+   every purse fits an int64 (else the candidates are kept as they are).
+   Returns the number kept. */
+static int drop_dominated_bids(const State *s, int p, int64_t *moves, int n)
+{
+    if (s->phase != INVESTING || s->pl[p].big)
+        return n;
+    int64_t top = -1;
+    for (int o = 0; o < s->np; o++)
+        if (o != p && alive(s, o)) {
+            if (s->pl[o].big || s->pl[o].coins >= INT64_MAX)
+                return n;
+            if (s->pl[o].coins > top)
+                top = s->pl[o].coins;
+        }
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (IS_INVEST_CODE(moves[i]) || moves[i] <= top + 1)
+            moves[k++] = moves[i];
+    return k > 0 ? k : n;
+}
+
 /* A new node for `s` (pending, not over), or -1 when the tree is full (or
    -2 on a failed Python call). */
 static int64_t add(MctsObject *t, const State *s, uint64_t key)
@@ -87,6 +125,7 @@ static int64_t add(MctsObject *t, const State *s, uint64_t key)
             int n = candidate_moves(s, p, moves[k]);
             if (n <= 0)
                 return -2;
+            n = drop_dominated_bids(s, p, moves[k], n);
             node.nmoves[k] = (uint8_t)n;
             total += (uint32_t)n;
         }
@@ -201,17 +240,63 @@ static void update(MctsObject *t, MNode *node, const uint8_t *picks, const doubl
     }
 }
 
-/* Each player's result of a finished game (mcts.outcome in the reference). */
-static void outcome(const MctsObject *t, const State *s, double *values)
+/* How a decided game's value fades with the days it took from the search's
+   root: a win `elapsed` days away is worth 1 - WIN_FADE * elapsed / (elapsed
+   + FADE_DAYS), and a loss as much above 0. Without it a player who wins in
+   every line values every move alike, so it may bid nothing today (it wins
+   tomorrow just the same) and the same again tomorrow: in a lock where any
+   day's attack wins, the champion put it off. A loss put off is a chance
+   for the opponent to go wrong. A win stays above 1 - WIN_FADE, above every
+   undecided playout (at most 0.75). */
+#define WIN_FADE 0.2
+#define FADE_DAYS 10.0
+
+/* Each player's result of a finished game, or of a playout cut at the
+   horizon (mcts.outcome in the reference, which does not fade wins): an
+   undecided game is valued by the evaluation, between a loss (0) and a win
+   (1). `root_days`: the days played at the search's root. */
+static void outcome(const MctsObject *t, const State *s, int64_t root_days, double *values)
 {
     if (s->phase == END && s->winner >= 0) {
+        double elapsed = (double)(s->days_played > root_days ? s->days_played - root_days : 0);
+        double fade = WIN_FADE * elapsed / (elapsed + FADE_DAYS);
         for (int p = 0; p < s->np; p++)
-            values[p] = p == s->winner ? 1.0 : 0.0;
+            values[p] = p == s->winner ? 1.0 - fade : fade;
         return;
     }
     evaluate_all(s, &t->w, values);
     for (int p = 0; p < s->np; p++)
         values[p] = 0.25 + 0.5 * values[p];
+}
+
+/* Whether the shop still sells a card worth points. */
+static int points_for_sale(const State *s)
+{
+    for (int c = 1; c <= MAX_SHOP_ID(s); c++)
+        if (CARDS[c].points > 0 && s->shop[c] > 0)
+            return 1;
+    return 0;
+}
+
+/* A leaf's playout by the engine's heuristic: to the game's end, or, with
+   a horizon, `horizon` days on and then a day at a time until no card worth
+   points is left in the shop. While points are for sale the game is a
+   race, which a playout measures and the evaluation (no race feature in
+   weights.json) does not: cut at 6 days from the first days, the champion
+   spent the coin that buys an Incantation rather than a Board on bids, and
+   drew games against `expert` it had won in 7 days. Once they are sold
+   out only fights decide, and the rest of a playout is noise. */
+static void playout(MctsObject *t, State *s)
+{
+    static const int heuristic[MAXP] = {1, 1, 1, 1};
+    if (t->horizon <= 0) {
+        run_playout(s, rng_next(&t->rng), heuristic);
+        return;
+    }
+    int64_t stop = s->days_played + t->horizon;
+    run_playout_until(s, rng_next(&t->rng), heuristic, stop);
+    while (s->phase != END && s->phase != FAULT && !s->failed && s->days_played >= stop && points_for_sale(s))
+        run_playout_until(s, rng_next(&t->rng), heuristic, ++stop); /* short of `stop`: it could not go on */
 }
 
 static void iterate(MctsObject *t, const State *start, uint32_t root)
@@ -232,7 +317,7 @@ static void iterate(MctsObject *t, const State *start, uint32_t root)
             play_search_move(&s, nd->players[k], stats_of(t, nd, k)[picks[len][k]].move);
         len++;
         if (s.phase == END || s.phase == FAULT) {
-            outcome(t, &s, values);
+            outcome(t, &s, start->days_played, values);
             break;
         }
         uint64_t key = state_hash(&s);
@@ -243,9 +328,8 @@ static void iterate(MctsObject *t, const State *start, uint32_t root)
             if (t->eval_leaf) {
                 evaluate_all(&s, &t->w, values);
             } else {
-                static const int heuristic[MAXP] = {1, 1, 1, 1};
-                run_playout(&s, rng_next(&t->rng), heuristic);
-                outcome(t, &s, values);
+                playout(t, &s);
+                outcome(t, &s, start->days_played, values);
             }
             break;
         }
@@ -307,15 +391,21 @@ int search_parse_weights(PyObject *obj, double scale, Weights *w);
 
 static int M_init(MctsObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"weights", "scale", "selection", "exploration", "leaf", "seed", "max_nodes", NULL};
+    static char *kwlist[] = {"weights", "scale", "selection", "exploration", "leaf", "seed", "max_nodes", "horizon",
+                             NULL};
     PyObject *weights;
     double scale = 10.0, exploration = 1.0;
     const char *selection = "duct", *leaf = "playout";
     unsigned long long seed = 0;
     unsigned int max_nodes = 1u << 17;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|dsdsKI", kwlist, &weights, &scale, &selection, &exploration, &leaf,
-                                     &seed, &max_nodes))
+    long long horizon = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|dsdsKIL", kwlist, &weights, &scale, &selection, &exploration, &leaf,
+                                     &seed, &max_nodes, &horizon))
         return -1;
+    if (horizon < 0 || horizon > 1000000) {
+        PyErr_SetString(PyExc_ValueError, "horizon must be 0 (play to the end) or a number of days up to 1000000");
+        return -1;
+    }
     if (search_parse_weights(weights, scale, &self->w) < 0)
         return -1;
     if (strcmp(selection, "duct") && strcmp(selection, "rm")) {
@@ -333,6 +423,7 @@ static int M_init(MctsObject *self, PyObject *args, PyObject *kw)
     self->rm = !strcmp(selection, "rm");
     self->eval_leaf = !strcmp(leaf, "eval");
     self->exploration = exploration;
+    self->horizon = horizon;
     self->rng = seed;
     self->max_nodes = max_nodes;
     uint64_t size = 1;
@@ -466,7 +557,8 @@ static PyTypeObject MctsType = {
     .tp_dealloc = (destructor)M_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "Mcts(weights, scale=10.0, selection='duct', exploration=1.0, leaf='playout', seed=0, "
-              "max_nodes=2**17): the C SM-MCTS searcher, its tree kept across searches.",
+              "max_nodes=2**17, horizon=0): the C SM-MCTS searcher, its tree kept across searches; playouts stop "
+              "after `horizon` days (0: at the game's end) and are valued by the evaluation.",
     .tp_methods = M_methods,
     .tp_getset = M_getset,
     .tp_init = (initproc)M_init,
