@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import math
 import random
 import sys
 import time
@@ -108,8 +107,9 @@ def build(players: int, base: bool, n: int, factor: int, seed: int, per_player: 
     plies = per_player * players
     seen: set[bytes] = set()
     scored: list[tuple[float, int, Opening]] = []
+    exposed = 0  # distinct candidates never kept: a seat with no defender against an attacker (2 players)
     drawn = 0
-    while len(scored) < n * factor:
+    while len(scored) + exposed < n * factor:
         opening = random_opening(players, plies, rng, base=base)
         drawn += 1
         game = Game(players, base=base)
@@ -118,27 +118,25 @@ def build(players: int, base: bool, n: int, factor: int, seed: int, per_player: 
             continue
         seen.add(game.key())
         if players == 2 and exposed_seats(game):  # decided by the opening (and the bids): never kept
-            scored.append((math.inf, len(scored), opening))
+            exposed += 1
             continue
         scored.append((imbalance(opening, players, base, panel), len(scored), opening))
+    if len(scored) < n:
+        raise ValueError(f"only {len(scored)} of {n * factor} candidates leave every seat a defence; draw more")
     kept = sorted(scored)[:n]
-    if any(s == math.inf for s, _, _ in kept):
-        raise ValueError(f"fewer than {n} of {len(scored)} candidates leave every seat a defence; draw more")
-    def finite(xs: Sequence[tuple[float, int, Opening]]) -> list[float]:
-        return [s for s, _, _ in xs if s != math.inf]
 
     def mean(xs: Sequence[float]) -> float:
         return sum(xs) / len(xs)
 
     name = f"{'base' if base else 'simple'}-{players}p"
     header = [
-        f"# Default openings, {name}: {n} of {len(scored)} distinct candidates ({drawn} drawn),",
+        f"# Default openings, {name}: {n} of {len(scored) + exposed} distinct candidates ({drawn} drawn),",
         f"# each {plies} random plies completed to the round's end (protocol.openings.random_opening),",
         "# kept for the smallest seat imbalance in in-process self-play of expert, decent-repro x4",
         "# and evolved x4 (largest seat share of the 9 games above the fair 1/players).",
-        f"# Imbalance: kept mean {mean(finite(kept)):.3f}, max {max(finite(kept)):.3f};"
-        f" all candidates mean {mean(finite(scored)):.3f}.",
-        *([f"# Never kept: the {len(scored) - len(finite(scored))} candidates leaving a seat with no defender"
+        f"# Imbalance: kept mean {mean([s for s, _, _ in kept]):.3f}, max {max(s for s, _, _ in kept):.3f};"
+        f" all candidates mean {mean([s for s, _, _ in scored]):.3f}.",
+        *([f"# Never kept: the {exposed} candidates leaving a seat with no defender"
            " against an attacker (protocol.openings.exposed)."] if players == 2 else []),
         f"# Regenerate: python -m tournaments.make_suites --openings {n} --candidates {factor} --plies {per_player}"
         f" --seed {seed} --only {name}",
