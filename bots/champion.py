@@ -44,7 +44,7 @@ import random
 from collections.abc import Sequence
 
 from bots.sdk import option_parser, bot_main
-from bots.search.core import PROVEN, AlphaBeta, Budget, Mcts, MctsConfig, MixedAlphaBeta, candidate_moves
+from bots.search.core import AlphaBeta, Budget, Mcts, MctsConfig, MixedAlphaBeta, candidate_moves
 from bots.search.weights import CHAMPION_WEIGHTS_FILE, DEFAULT_WEIGHTS_FILE, Weights, load_weights
 from protocol.engine import Game
 
@@ -107,9 +107,16 @@ class ChampionPolicy:
             moves = candidate_moves(game, me)
             if len(moves) == 1:
                 return moves[0]
-            proof = self.prover.search(game, me, self.proof_budget)
-            if proof.value > PROVEN:
-                return proof.move
+            win, losing = self.prover.proofs(game, me, self.proof_budget)
+            if win is not None:
+                return win
+            outcome = self.searcher.search(game, me, self.budget)
+            if outcome.move not in losing:
+                return outcome.move
+            # MCTS sampled a move proven to lose against some answer: its
+            # most visited move that is not proven to lose, else the first such.
+            kept = {move: share for move, share in outcome.strategy.items() if move not in losing}
+            return max(kept, key=kept.__getitem__) if kept else next(m for m in moves if m not in losing)
         return self.searcher.search(game, me, self.budget).move
 
     def new_game(self, game: Game, me: int) -> None:

@@ -12,10 +12,13 @@ import orjson
 import pytest
 
 from bots.champion import ChampionPolicy
+from bots.search.core import AlphaBeta, Budget, Outcome
+from bots.search.weights import load_weights as load_core_weights
 from bots.search.evaluation import CHAMPION_V1_WEIGHTS_FILE, CHAMPION_WEIGHTS_FILE, load_weights
 from bots.search.matrix import solve
 from bots.search.mixed import MixedAlphaBeta, purified
 from protocol.engine import INVESTING, Game
+from protocol.openings import play_opening
 from test_alphabeta import _cards, _state, win_in_one, win_in_three, win_in_two, wins_within
 
 
@@ -175,3 +178,47 @@ def test_one_policy_across_many_states_answers_each_legally_even_out_of_time() -
         game = random_state(seed, 2, True)
         for player in game.pending():
             assert policy(game, player) in game.legal_moves(player), (seed, player)
+
+
+# Recorded at d6c97cd: the champion (seat 0) against attack-repro, opening 5
+# of the simple suite. Here it bid 0, was outbid, and both its defenders fell
+# to the two Ghosts: out on day 5.
+GHOST_RUSH = [2, 2, "Worker", "Worker", 0, 0, "Senior Worker", "Ghost", 1, 0, 0, "Senior Worker", "Ghost",
+              1, 3, 3, 1, 2, 1, 1, 1, "Magic Bean Stock", "Pass"]
+
+
+def _ghost_rush() -> Game:
+    """5 coins and two defenders (Senior Worker, Magic Bean Stock) against
+    two Ghosts and 2 coins: outbid, we are eliminated; a bid of 2 ties
+    (nobody attacks) and 3 or more makes us the attacker."""
+    game = Game(2)
+    play_opening(game, GHOST_RUSH)
+    return game
+
+
+def _prover() -> AlphaBeta:
+    return AlphaBeta(load_core_weights(packaged=CHAMPION_WEIGHTS_FILE), random.Random(1))
+
+
+def test_a_bid_below_the_purse_of_an_army_that_would_eliminate_us_is_proven_to_lose() -> None:
+    game = _ghost_rush()
+    assert game.coins(0) == 5 and game.coins(1) == 2
+    assert _prover().proofs(game, 0, Budget(depth=2)) == (None, frozenset({0, 1}))
+
+
+def test_when_every_move_loses_none_is_singled_out() -> None:
+    # 2 coins and a Worker against three Ghosts and 9 coins: every bid is
+    # outbid, and the Worker falls to the first Ghost.
+    game = _state({"name": "investing"}, [(2, 1, _cards("Worker")), (9, 1, _cards("Ghost", "Ghost", "Ghost"))])
+    assert _prover().proofs(game, 0, Budget(depth=2)) == (None, frozenset())
+
+
+def test_the_champion_never_plays_a_move_proven_to_lose_whatever_mcts_prefers(monkeypatch) -> None:
+    policy = ChampionPolicy(seed=1, wall_limit=120)
+    monkeypatch.setattr(policy.searcher, "search", lambda *args: Outcome(0, {0: 0.6, 1: 0.25, 2: 0.1, 3: 0.05}))
+    assert policy(_ghost_rush(), 0) == 2
+
+
+def test_the_champion_bids_to_survive_a_ghost_rush() -> None:
+    game = _ghost_rush()
+    assert [ChampionPolicy(seed=seed, wall_limit=120)(game, 0) >= 2 for seed in range(3)] == [True] * 3

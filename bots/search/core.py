@@ -202,6 +202,35 @@ class AlphaBeta:
             move = _expert_move(game, me)
         return Outcome(move, {move: 1.0}, value, depth, nodes)
 
+    def proofs(self, game: Game, me: int, budget: Budget) -> tuple[int | None, frozenset[int]]:
+        """What this search can prove within `budget`: a move that wins
+        against every answer (or None), and the moves that lose against some
+        answer while another move does not (never all of them).
+
+        At a 2-player simultaneous step (investing, buying) every pair of
+        moves is searched (`matrix`): a bid below the purse of an opponent
+        whose Ghosts would then eliminate us is such a losing move, and
+        neither sampling (MCTS) nor an equilibrium of estimates must play
+        it while a safe bid exists. Elsewhere only a win is looked for, by
+        the serialised search (we choose first: its wins hold whatever the
+        opponents answer)."""
+        opponents = [p for p in game.pending() if p != me]
+        if game.n_players != 2 or len(opponents) != 1 or game.phase not in (INVESTING, BUY):
+            outcome = self.search(game, me, budget)
+            return (outcome.move if outcome.value > PROVEN else None), frozenset()
+        ours, theirs = candidate_moves(game, me), candidate_moves(game, opponents[0])
+        seconds, wall = _limits(budget)
+        rows, _depth, _nodes = self.core.matrix(game, me, opponents[0], ours, theirs, budget.depth, seconds, wall,
+                                                budget.cpu)
+        if rows is None:
+            return None, frozenset()
+        worst = [min(row) for row in rows]
+        best = max(range(len(ours)), key=worst.__getitem__)
+        if worst[best] > PROVEN:
+            return ours[best], frozenset()
+        losing = frozenset(move for move, value in zip(ours, worst) if value < -PROVEN)
+        return None, (losing if len(losing) < len(ours) else frozenset())
+
 
 class MixedAlphaBeta(AlphaBeta):
     """Alpha-beta whose simultaneous 2-player root (investing, buying) is
