@@ -110,7 +110,10 @@ def _champion_matches() -> dict[str, Match]:
     matches: dict[str, Match] = {}
     # The search opponents count their time in CPU too (--cpu), as the
     # champion does: on the wall clock a busy machine weakens them only.
-    opponents = ("random", "expert", "decent-repro", "evolved", "mcts --time 0.5 --cpu", "alphabeta --time 0.5 --cpu",
+    # attack-repro (the original's play_attack: two Ghosts, then attack
+    # whenever a card beats every defender) stands for the Ghost rush that
+    # beat the champion from outside the project.
+    opponents = ("random", "expert", "decent-repro", "attack-repro", "evolved", "mcts --time 0.5 --cpu", "alphabeta --time 0.5 --cpu",
                  "mcts-v1 --time 0.5 --cpu", "alphabeta-v1 --time 0.5 --cpu", "champion-v1 --time 0.5 --wall-limit 120")
     for opponent in opponents:
         short = opponent.split()[0]
