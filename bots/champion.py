@@ -11,9 +11,13 @@ the same 0.5 s of CPU a move it beat the alpha-beta champion in every
 game it has finished (docs/bots.md, the learned champion, and MCTS on
 the same CPU), because its playouts see a race for the points that a
 depth-5 alpha-beta and its evaluation do not. Before it searches, the
-champion spends a fifth of its budget on a serialised alpha-beta (we
-choose first: its values are what we can guarantee) and plays a win it
-proves outright, so that a forced win is never left to sampling.
+champion spends a fifth of its budget on alpha-beta proofs
+(`AlphaBeta.proofs`): it plays a win proven against every answer, so
+that a forced win is never left to sampling, and never plays a move
+proven to lose against some answer while another move is not so proven.
+MCTS's playouts bid only to outbid a poorer opponent, so it saw little
+threat in a poorer player's Ghosts, and a Ghost rush (attack-repro)
+eliminated it after a bid of 0 that any bid of 2 would have survived.
 
 Its playouts stop `--horizon` days on (HORIZON_DAYS), or later while
 the shop still sells points, and the evaluation values the state they
