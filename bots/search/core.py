@@ -35,6 +35,7 @@ bot all search through `make(...).search(game, me, budget)`.
 from __future__ import annotations
 
 import random
+import time
 
 from common.records import Record
 from bots.search.weights import Weights
@@ -113,6 +114,10 @@ class MctsConfig(Record):
         self._set(selection=selection, exploration=exploration, leaf=leaf, reuse_depth=reuse_depth, horizon=horizon)
 
 
+LOSS_DEPTH = 2
+"""Steps on that AlphaBeta.proofs looks for losses (from a bid: the fight,
+searched to its end, then the buying; never the next day's bids)."""
+
 PROVEN = 500.0
 """Alpha-beta values (`AlphaBeta`, `MixedAlphaBeta`; protocol/search/alphabeta.c,
 bots.search.alphabeta) beyond +-PROVEN are proven results, not estimates."""
@@ -185,6 +190,7 @@ class AlphaBeta:
         self.rng = rng or random.Random()
         self.smab = smab
         self.core = _engine.AlphaBeta(weights.values, weights.scale, table_bits, smab)
+        self._today: Any = None  # proofs()'s table-less search of the day's losses, made when first needed
 
     def reset(self) -> None:
         self.core.reset()
@@ -204,32 +210,48 @@ class AlphaBeta:
 
     def proofs(self, game: Game, me: int, budget: Budget) -> tuple[int | None, frozenset[int]]:
         """What this search can prove within `budget`: a move that wins
-        against every answer (or None), and the moves that lose against some
-        answer while another move does not (never all of them).
+        against every answer (or None), and the moves that lose this day
+        against some answer while another move does not (never all of them).
 
         At a 2-player simultaneous step (investing, buying) every pair of
         moves is searched (`matrix`): a bid below the purse of an opponent
         whose Ghosts would then eliminate us is such a losing move, and
         neither sampling (MCTS) nor an equilibrium of estimates must play
-        it while a safe bid exists. Elsewhere only a win is looked for, by
-        the serialised search (we choose first: its wins hold whatever the
-        opponents answer)."""
+        it while a safe bid exists. Losses are looked for only LOSS_DEPTH
+        steps on (the fight, searched to its end, and the buying), without
+        the table: below the root the search is serialised, each opponent
+        choosing after seeing our move, which is exact within a day but
+        not at the next day's bids, where it would outbid any bid of ours
+        and so "prove" the loss of every position a richer opponent could
+        attack. Its wins hold whatever the opponents answer, at any depth:
+        they are searched to the end of the budget. Elsewhere only a win is
+        looked for, by the serialised search."""
         opponents = [p for p in game.pending() if p != me]
         if game.n_players != 2 or len(opponents) != 1 or game.phase not in (INVESTING, BUY):
             outcome = self.search(game, me, budget)
             return (outcome.move if outcome.value > PROVEN else None), frozenset()
-        ours, theirs = candidate_moves(game, me), candidate_moves(game, opponents[0])
+        them = opponents[0]
+        ours, theirs = candidate_moves(game, me), candidate_moves(game, them)
         seconds, wall = _limits(budget)
-        rows, _depth, _nodes = self.core.matrix(game, me, opponents[0], ours, theirs, budget.depth, seconds, wall,
-                                                budget.cpu)
-        if rows is None:
-            return None, frozenset()
-        worst = [min(row) for row in rows]
-        best = max(range(len(ours)), key=worst.__getitem__)
-        if worst[best] > PROVEN:
-            return ours[best], frozenset()
-        losing = frozenset(move for move, value in zip(ours, worst) if value < -PROVEN)
-        return None, (losing if len(losing) < len(ours) else frozenset())
+        clock = time.thread_time if budget.cpu else time.perf_counter
+        started = clock()
+        if self._today is None:
+            self._today = _engine.AlphaBeta(self.weights.values, self.weights.scale, 0, False)
+        today, _depth, _nodes = self._today.matrix(game, me, them, ours, theirs, min(LOSS_DEPTH, budget.depth),
+                                                   seconds, wall, budget.cpu)
+        losing: frozenset[int] = frozenset()
+        if today is not None:
+            lost = frozenset(move for move, row in zip(ours, today) if min(row) < -PROVEN)
+            losing = lost if len(lost) < len(ours) else frozenset()
+        if seconds > 0:  # what the day's search left of the budget (at least a little: depth 1 is cheap)
+            seconds = max(seconds - (clock() - started), seconds / 10)
+        rows, _depth, _nodes = self.core.matrix(game, me, them, ours, theirs, budget.depth, seconds, wall, budget.cpu)
+        if rows is not None:
+            worst = [min(row) for row in rows]
+            best = max(range(len(ours)), key=worst.__getitem__)
+            if worst[best] > PROVEN:
+                return ours[best], frozenset()
+        return None, losing
 
 
 class MixedAlphaBeta(AlphaBeta):
