@@ -31,6 +31,21 @@ from exploit.best_response import HORIZON_DAYS  # noqa: E402
 from exploit.matches import Match, play_match, records  # noqa: E402
 
 
+DEFAULT_SEED = 7
+
+
+def games_file(out: Path, target: str, kind: str, style: str, seconds: float, horizon: int, seed: int) -> Path:
+    """Where one setting's games are kept: a resumed run appends to it, so
+    everything that changes the games names it. The default style and
+    seed keep the names they had before they could be chosen."""
+    def slug(text: str) -> str:
+        return re.sub(r"[^A-Za-z0-9.]+", "-", text).strip("-")
+
+    named = "" if style == "expert" else f"-{slug(style)}"
+    seeded = "" if seed == DEFAULT_SEED else f"-s{seed}"
+    return out / f"{slug(target)}-{kind}{named}-h{horizon}-t{seconds:g}{seeded}.jsonl"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("target", metavar="TARGET", help="one of our bots, with its options")
@@ -44,11 +59,10 @@ def main() -> None:
                         help="our policy in the rollouts, each compared (default expert)")
     parser.add_argument("--both-play", action="store_true",
                         help="draw openings as the exploit command does: none leaves a seat exposed")
-    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help="of the openings (default %(default)s)")
     parser.add_argument("--out", type=Path, default=Path("best-response"), help="where the games are kept")
     parser.add_argument("-j", "--concurrency", type=int, default=1, help="games at once (default 1)")
     options = parser.parse_args()
-    slug = re.sub(r"[^A-Za-z0-9.]+", "-", options.target).strip("-")
     kind = ("base" if options.base else "simple") + ("-both" if options.both_play else "")
     print(f"| rollouts | s a move | horizon | win rate [95%] | draws | distinct | s/game | load | ({options.target}, "
           f"{kind}) |")
@@ -58,9 +72,7 @@ def main() -> None:
                           "--time", f"{seconds:g}", "--horizon", str(horizon)])
         match = Match(bot=bot, opponent=options.target, base=options.base, seed=options.seed,
                       both_play=options.both_play)
-        # The default style keeps the file name it had before styles were compared (resumable).
-        named = "" if style == "expert" else "-" + re.sub(r"[^A-Za-z0-9.]+", "-", style).strip("-")
-        path = options.out / f"{slug}-{kind}{named}-h{horizon}-t{seconds:g}.jsonl"
+        path = games_file(options.out, options.target, kind, style, seconds, horizon, options.seed)
         label = f"{style} t{seconds:g} h{horizon}"
         tally = play_match(match, options.openings, path, options.concurrency,
                            lambda text: print(f"  {label}: {text}", file=sys.stderr, flush=True))
