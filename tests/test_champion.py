@@ -12,7 +12,7 @@ import orjson
 import pytest
 
 from bots.champion import ChampionPolicy
-from bots.search.core import AlphaBeta, Budget, Outcome
+from bots.search.core import PROVEN, AlphaBeta, Budget, Outcome, candidate_moves
 from bots.search.weights import load_weights as load_core_weights
 from bots.search.evaluation import CHAMPION_V1_WEIGHTS_FILE, CHAMPION_WEIGHTS_FILE, load_weights
 from bots.search.matrix import solve
@@ -204,6 +204,19 @@ def test_a_bid_below_the_purse_of_an_army_that_would_eliminate_us_is_proven_to_l
     game = _ghost_rush()
     assert game.coins(0) == 5 and game.coins(1) == 2
     assert _prover().proofs(game, 0, Budget(depth=2)) == (None, frozenset({0, 1}))
+
+
+def test_losses_are_looked_for_within_the_day_not_at_the_next_days_bids() -> None:
+    # Searched 6 steps deep, the serialised search lets the opponent see
+    # our bid the next day and outbid it: bids of 3 and 5 (we attack today,
+    # and are poorer tomorrow) then "lose" too, and bidding 2 or 4 would be
+    # forced on the champion by an artefact of the search.
+    game = _ghost_rush()
+    prover = _prover()
+    ours, theirs = candidate_moves(game, 0), candidate_moves(game, 1)
+    rows, depth, _ = prover.core.matrix(game, 0, 1, ours, theirs, 6)
+    assert depth == 6 and {m for m, row in zip(ours, rows) if min(row) < -PROVEN} == {0, 1, 3, 5}
+    assert prover.proofs(game, 0, Budget(depth=6)) == (None, frozenset({0, 1}))
 
 
 def test_when_every_move_loses_none_is_singled_out() -> None:
