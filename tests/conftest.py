@@ -99,23 +99,62 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 _CPU_LOG = os.environ.get("ECONOMANCY_TEST_CPU")
 
 
+def _descendants() -> dict[tuple[int, int], tuple[int, float]]:
+    """Every live descendant of this process, by (pid, start time): its
+    parent and its CPU seconds with what it has reaped of its own (/proc)."""
+    parents: dict[int, list[int]] = {}
+    found: dict[int, tuple[int, int, float]] = {}
+    tick = os.sysconf("SC_CLK_TCK")
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+        except OSError:  # gone meanwhile
+            continue
+        pid, ppid = int(entry.name), int(fields[1])
+        parents.setdefault(ppid, []).append(pid)
+        found[pid] = (ppid, int(fields[19]), sum(int(x) for x in fields[11:15]) / tick)  # utime..cstime
+    out, todo = {}, list(parents.get(os.getpid(), []))
+    while todo:
+        pid = todo.pop()
+        if pid in found:
+            ppid, started, cpu = found[pid]
+            out[(pid, started)] = (ppid, cpu)
+        todo.extend(parents.get(pid, []))
+    return out
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
     """With ECONOMANCY_TEST_CPU=FILE, append each test's wall time and CPU
-    time (its worker's and the children it waited for: bots, servers,
-    commands) to FILE, tab-separated: CI's budget is CPU as much as waiting
-    (2 cores), and `--durations` shows only the wall clock."""
+    time to FILE, tab-separated: its worker's, the children it reaped
+    (bots, servers, commands) and the work meanwhile of the processes it
+    shares with other tests (the session's Chromium, a module's server):
+    CI's budget is CPU as much as waiting (2 cores), and `--durations`
+    shows only the wall clock. A process that outlives its parent (a
+    daemon) is counted by no test once orphaned."""
     if not _CPU_LOG:
         yield
         return
     import resource
     import time
 
-    def cpu() -> float:
+    def rusage() -> float:
         own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
         return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
-    wall, used = time.monotonic(), cpu()
+    wall, used, before = time.monotonic(), rusage(), _descendants()
     yield
+    after = _descendants()
+    # What the processes alive at the end did meanwhile, with what they
+    # reaped; what this worker reaped (RUSAGE_CHILDREN). A process its
+    # parent reaped meanwhile is counted there with its whole life: what it
+    # had done before the test (its count at the start) was another test's.
+    # (One whose parent went first, as the session's Chromium at the end, is lost.)
+    reapers = {pid for pid, _ in after} | {os.getpid()}
+    spent = rusage() - used + sum(cpu - before.get(key, (0, 0.0))[1] for key, (_, cpu) in after.items())
+    spent -= sum(cpu for key, (ppid, cpu) in before.items() if key not in after and ppid in reapers)
     with open(_CPU_LOG, "a") as out:
-        out.write(f"{item.nodeid}\t{time.monotonic() - wall:.2f}\t{cpu() - used:.2f}\n")
+        out.write(f"{item.nodeid}\t{time.monotonic() - wall:.2f}\t{spent:.2f}\n")

@@ -261,7 +261,7 @@ def test_a_terminal_that_goes_away_ends_the_game_and_restores_the_terminal(tmp_p
     mark = new_mark()
     command = f"{DRIVER} play random random --seed 2 --trace t.jsonl; echo status=$?; stty -a"
     child = pexpect.spawn("bash", ["-c", command], cwd=str(tmp_path), dimensions=(24, 80), timeout=120,
-                          env={**os.environ, MARK_VARIABLE: mark, "TERM": "xterm"})
+                          env={**os.environ, MARK_VARIABLE: mark, "TERM": "xterm"}, preexec_fn=default_signals)
     child.logfile_read = open(tmp_path / "screen.log", "wb")
     child.expect(r"How much do you invest\?")
     child.expect(">")

@@ -44,7 +44,7 @@ def test_a_person_plays_random_in_the_browser_and_a_spectator_watches_live(
     page.wait_for_selector("select.opponent option[value=random]", state="attached")
     _shot(page, "lobby")
     page.fill("input[name=name]", "Ann <b>&amp;")
-    page.fill("input[name=max_days]", "8")
+    page.fill("input[name=max_days]", "4")  # a short game: both pages redraw every round
     page.select_option("select.opponent", "random")
     page.click("#start")
     page.wait_for_url("**/game/**#seat=0&token=*")

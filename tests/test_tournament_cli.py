@@ -31,6 +31,26 @@ def cli(*args: str, **kw: Any) -> subprocess.CompletedProcess[str]:
     )
 
 
+def cli_here(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """`cli` for a command that plays no game (a listing, an export, input
+    refused): the same command line, run in this process by click's test
+    runner (a process each cost about 0.5 s of CPU)."""
+    from click.testing import CliRunner
+
+    from arena.cli import tournament_main
+
+    before = Path.cwd()
+    if cwd is not None:
+        os.chdir(cwd)
+    try:
+        done = CliRunner().invoke(tournament_main, list(args))
+    finally:
+        os.chdir(before)
+    failed = done.exception if not isinstance(done.exception, SystemExit) else None
+    return subprocess.CompletedProcess(["tournament", *args], done.exit_code, done.stdout,
+                                       done.stderr + (repr(failed) if failed else ""))
+
+
 def ok_json(*args: str) -> dict[str, Any]:
     out = cli(*args, "--json")
     assert out.returncode == 0, out.stderr
@@ -97,22 +117,22 @@ def test_random_openings_and_an_openings_file(tmp_path: Path) -> None:
 def test_a_changed_identity_is_refused_and_list_shows_what_is_stored(tmp_path: Path) -> None:
     db = str(tmp_path / "t.sqlite")
     ok_json("round-robin", "random", PASSIVE, "--max-days", "3", "--db", db, "-j", "2")
-    swapped = cli("round-robin", PASSIVE, "random", "--max-days", "3", "--db", db)
+    swapped = cli_here("round-robin", PASSIVE, "random", "--max-days", "3", "--db", db)
     assert swapped.returncode == 2 and "another order" in swapped.stderr and "--new" in swapped.stderr
-    longer = cli("round-robin", "random", PASSIVE, "--max-days", "4", "--db", db)
+    longer = cli_here("round-robin", "random", PASSIVE, "--max-days", "4", "--db", db)
     assert longer.returncode == 2 and "options.max_days 3 there, 4 here" in longer.stderr
     assert ok_json("round-robin", PASSIVE, "random", "--max-days", "3", "--db", db, "--new")["tournament_id"] == 2
-    listing = cli("list", db)
+    listing = cli_here("list", db)
     assert listing.returncode == 0
     assert "round-robin  2 games" in listing.stdout and "bots: random, " in listing.stdout
-    inv = orjson.loads(cli("list", db, "--json").stdout)
+    inv = orjson.loads(cli_here("list", db, "--json").stdout)
     assert [t["games"] for t in inv["tournaments"]] == [2, 2] and inv["schema_version"] == 3
 
 
 def test_export_writes_original_traces_and_a_results_table(tmp_path: Path) -> None:
     db = str(tmp_path / "t.sqlite")
     ok_json("round-robin", "random", f"crash={CRASH}", "-n", "2", "--max-days", "3", "--db", db, "-j", "2")
-    out = cli("export", db, "-o", str(tmp_path / "export"))
+    out = cli_here("export", db, "-o", str(tmp_path / "export"))
     assert out.returncode == 0, out.stderr
     rows = list(csv.DictReader((tmp_path / "export" / "games.csv").open()))
     assert len(rows) == 4 and {r["result"] for r in rows} <= {"1-0", "0-1"}
@@ -122,7 +142,7 @@ def test_export_writes_original_traces_and_a_results_table(tmp_path: Path) -> No
     for r in rows:
         lines = (tmp_path / "export" / r["trace"]).read_bytes().splitlines()
         assert lines == traces[r["key"]] and "random" in r["trace"] and "crash" in r["trace"]
-    again = cli("export", db, "-o", str(tmp_path / "export"))
+    again = cli_here("export", db, "-o", str(tmp_path / "export"))
     assert again.returncode == 2 and "already holds an export" in again.stderr
 
 
@@ -168,20 +188,20 @@ def test_perfect_scores_get_honest_intervals_everywhere(tmp_path: Path) -> None:
     ],
 )
 def test_bad_input_leaves_no_file_behind(tmp_path: Path, args: list[str], message: str) -> None:
-    out = cli(*args, "--db", str(tmp_path / "x.sqlite"), cwd=tmp_path)
+    out = cli_here(*args, "--db", str(tmp_path / "x.sqlite"), cwd=tmp_path)
     assert out.returncode == 2 and message in out.stderr
     assert list(tmp_path.iterdir()) == []
 
 
 def test_a_missing_db_folder_is_not_created(tmp_path: Path) -> None:
-    out = cli("round-robin", "random", PASSIVE, "--db", str(tmp_path / "typo" / "x.sqlite"))
+    out = cli_here("round-robin", "random", PASSIVE, "--db", str(tmp_path / "typo" / "x.sqlite"))
     assert out.returncode == 2 and "does not exist" in out.stderr and not (tmp_path / "typo").exists()
 
 
 def test_a_mistyped_subcommand_and_the_version() -> None:
-    out = cli("round-robn", "random", "random")
+    out = cli_here("round-robn", "random", "random")
     assert out.returncode == 2 and "Did you mean 'round-robin'?" in out.stderr
-    assert "(economancy-arena)" in cli("--version").stdout
+    assert "(economancy-arena)" in cli_here("--version").stdout
 
 
 def _as_nobody() -> list[str] | None:
