@@ -296,3 +296,28 @@ def test_a_bot_that_cannot_play_is_refused_before_the_first_game(tmp_path: Path,
     if db.exists():
         with Store.open(db) as store:
             assert store.games() == []
+
+
+def test_json_output_is_the_object_alone_whatever_a_library_prints(tmp_path: Path) -> None:
+    # Ray printed to standard output from its threads about a node lost
+    # mid-run, after the object too (tests/test_tournament_cluster.py saw
+    # it): here a stand-in writes to descriptor 1 while the games are
+    # played and as the process ends.
+    program = textwrap.dedent("""
+        import atexit, os, sys
+        from tournaments import api
+        played = api.round_robin
+        def noisy(*args, **kw):
+            os.write(1, b"a library's line, during the run\\n")
+            return played(*args, **kw)
+        api.round_robin = noisy
+        atexit.register(lambda: os.write(1, b"a library's line, at exit\\n"))
+        from arena.cli import tournament_main
+        tournament_main()
+    """)
+    done = subprocess.run([sys.executable, "-c", program, "round-robin", "random", "random", "-n", "1",
+                           "--db", str(tmp_path / "t.sqlite"), "--json"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert orjson.loads(done.stdout)["played_now"] == 2
+    assert "during the run" in done.stderr and "at exit" in done.stderr

@@ -11,12 +11,13 @@ resume.
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import IO, Any, TypeVar
 
 import click
 import orjson
@@ -47,8 +48,37 @@ from viewer.cli import VIEW_EPILOG, export_options
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+_results: IO[str] | None = None
+"""With --json while games are played: the real standard output, kept for
+the one JSON object (_keep_stdout_for_json)."""
+
+
 def _emit_json(obj: Any) -> None:
-    sys.stdout.write(orjson.dumps(obj, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY).decode() + "\n")
+    out = _results or sys.stdout
+    out.write(orjson.dumps(obj, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY).decode() + "\n")
+    out.flush()
+
+
+def _keep_stdout_for_json(as_json: bool) -> None:
+    """With --json, standard output carries the one JSON object and nothing
+    else, whatever the libraries that play the games print. Ray, for one,
+    writes to standard output from its own threads (a node lost mid-run:
+    "raylet crashes unexpectedly ..."), even after the object, as the
+    process ends; so file descriptor 1 now points at standard error, and
+    the object goes to a copy of the real standard output. Only where
+    sys.stdout is descriptor 1 (not under click's test runner, which
+    captures it in memory)."""
+    global _results
+    if not as_json or _results is not None:
+        return
+    try:
+        if sys.stdout.fileno() != 1:
+            return
+    except (AttributeError, OSError, ValueError):
+        return
+    sys.stdout.flush()
+    _results = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    os.dup2(2, 1)
 
 
 def _terminate(signum: int, frame: object) -> None:
@@ -172,6 +202,7 @@ def _show(res: TournamentResult, as_json: bool, extra_text: str = "") -> None:
 
 
 def _announce(db: Path, as_json: bool) -> None:
+    _keep_stdout_for_json(as_json)
     click.echo(f"results: {db.resolve()}", err=True)
 
 
@@ -437,6 +468,7 @@ def ladder_show(base: bool, max_days: int, db: Path | None, as_json: bool) -> No
 def ladder_run(games: int, players: int, db: Path | None, **kw: Any) -> None:
     """Play the games that most reduce rating uncertainty (in the pool of
     --base and --max-days)."""
+    _keep_stdout_for_json(kw["as_json"])
     with _ladder(db) as lad:
         res = lad.run(games=games, players=players, **_playing_args(kw))
         _show(res, kw["as_json"])
@@ -456,6 +488,7 @@ def ladder_run(games: int, players: int, db: Path | None, **kw: Any) -> None:
 def ladder_eval(command: str, games: int, players: int, seatings: str, seed: int, openings: str,
                 db: Path | None, **kw: Any) -> None:
     """Rate COMMAND against the pool without adding it."""
+    _keep_stdout_for_json(kw["as_json"])
     with _ladder(db) as lad:
         res = lad.eval(command, games=games, players=players, seatings=seatings,  # type: ignore[arg-type]
                        seed=seed, openings=openings, **_playing_args(kw))
