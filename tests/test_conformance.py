@@ -71,12 +71,7 @@ class _ReplaySeat(PipeEndpoint):
     @staticmethod
     def _answer(answers: Any, states_fd: int, answers_fd: int) -> None:
         with open(states_fd, "rb") as states, open(answers_fd, "wb", buffering=0) as out:
-            for line in states:
-                if orjson.loads(line)["phase"]["name"] in ("end", "fault"):
-                    continue
-                answer = next(answers, None)
-                if answer is not None:
-                    out.write(answer + b"\n")
+            replay_bot.answer(answers, states, out)
 
     def finish(self) -> None:
         self.release()

@@ -28,17 +28,21 @@ def recorded_answers(path, seat):
     return answers
 
 
-def main():
-    answers = iter(recorded_answers(sys.argv[1], int(sys.argv[2])))
-    out = sys.stdout.buffer
-    for line in sys.stdin.buffer:
+def answer(answers, states, out):
+    """The bot's loop over binary streams (tests/test_conformance.py runs it
+    in a thread too): the next answer for each state that asks for one."""
+    for line in states:
         phase = json.loads(line)["phase"]["name"]
         if phase in ("end", "fault"):
             continue
-        answer = next(answers, None)
-        if answer is not None:
-            out.write(answer + b"\n")
+        reply = next(answers, None)
+        if reply is not None:
+            out.write(reply + b"\n")
             out.flush()
+
+
+def main():
+    answer(iter(recorded_answers(sys.argv[1], int(sys.argv[2]))), sys.stdin.buffer, sys.stdout.buffer)
 
 
 if __name__ == "__main__":
