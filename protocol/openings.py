@@ -150,9 +150,7 @@ def lost_at_once(game: Game, seat: int) -> bool:
     high finds this win; no exploiter can do better than it there."""
     if game.n_players != 2:
         raise ValueError(f"lost_at_once is defined for 2 players, not {game.n_players}")
-    other = 1 - seat
-    return (game.phase == INVESTING and not any(DEFENDS[c] for c, _ in game.cards(seat))
-            and any(ATTACKS[c] for c, _ in game.cards(other)) and game.coins(other) > game.coins(seat))
+    return game.phase == INVESTING and exposed(game, seat) and game.coins(1 - seat) > game.coins(seat)
 
 
 def doomed_seats(game: Game) -> list[int]:
