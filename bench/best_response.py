@@ -84,5 +84,6 @@ def main() -> None:
               f"{100 * high:.1f}] | {tally.draws} | {tally.distinct_games} | {mean:.1f} | {loads[0]:.1f}-{loads[-1]:.1f} "
               f"| |", flush=True)
 
+
 if __name__ == "__main__":
     main()
