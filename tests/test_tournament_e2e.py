@@ -247,6 +247,17 @@ def test_sprt_stops_when_decided_and_resumes_decided(tmp_path: Path) -> None:
     assert f"pentanomial [LL, LD, DD/WL, WD, WW] = {s['pentanomial']}" in page
 
 
+@pytest.mark.parametrize(("bounds", "message"), [
+    (dict(elo0=5.0, elo1=0.0), "--elo0 must be below --elo1"),
+    (dict(elo0=0.0, elo1=5.0, alpha=0.5), "--alpha and --beta must be between 0 and 0.5"),
+])
+def test_an_sprt_that_cannot_decide_is_refused_before_anything_starts(tmp_path: Path, bounds: dict,
+                                                                     message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        sprt(PASSIVE, CRASH, db=tmp_path / "s.sqlite", **bounds)
+    assert not (tmp_path / "s.sqlite").exists()
+
+
 def test_gauntlet_puts_the_challenger_at_every_table(tmp_path: Path) -> None:
     res = gauntlet("random", [PASSIVE, PASSIVE, PASSIVE], players=3, games=1, seatings="latin",
                    db=tmp_path / "g.sqlite", options=PlayOptions(max_days=3))

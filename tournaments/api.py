@@ -158,10 +158,7 @@ def sprt(
     openings: object = "default",
     **session_args: object,
 ) -> TournamentResult:
-    if not elo0 < elo1:
-        raise ValueError(f"--elo0 must be below --elo1 (got {elo0} and {elo1})")
-    if not (0 < alpha < 0.5 and 0 < beta < 0.5):
-        raise ValueError("--alpha and --beta must be between 0 and 0.5")
+    _sprt.check_bounds(elo0, elo1, alpha, beta)
     ea, eb = parse_entrants([a, b])
     with session(**session_args) as ctx:  # type: ignore[arg-type]
         return _sprt.sprt(

@@ -24,6 +24,15 @@ from tournaments.stats.pairs import PairCounter, pentanomial
 from tournaments.store import GameRecord, TournamentRow
 
 
+def check_bounds(elo0: float, elo1: float, alpha: float, beta: float) -> None:
+    """ValueError for a test that cannot decide: called before any bot
+    starts (tournaments.api) as well as here."""
+    if not elo0 < elo1:
+        raise ValueError(f"--elo0 must be below --elo1 (got {elo0} and {elo1})")
+    if not (0 < alpha < 0.5 and 0 < beta < 0.5):
+        raise ValueError("--alpha and --beta must be between 0 and 0.5")
+
+
 def sprt(
     ctx: Context,
     a: Entrant,
@@ -37,10 +46,7 @@ def sprt(
     seed: int = 0,
     openings: Any = "default",
 ) -> TournamentResult:
-    if not elo0 < elo1:
-        raise ValueError(f"--elo0 must be below --elo1 (got {elo0} and {elo1})")
-    if not (0 < alpha < 0.5 and 0 < beta < 0.5):
-        raise ValueError("--alpha and --beta must be between 0 and 0.5")
+    check_bounds(elo0, elo1, alpha, beta)
     plan = make_plan(ctx, [a, b], 2, seed=seed, openings=openings)
     config = {"elo0": elo0, "elo1": elo1, "alpha": alpha, "beta": beta, "options": ctx.options.to_json(),
               **plan.config()}
