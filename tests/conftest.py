@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -88,12 +89,44 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     return 2 * cores
 
 
+DURATIONS = Path(__file__).with_name("durations.tsv")
+
+
+def known_durations(path: Path = DURATIONS) -> dict[str, float]:
+    """The wall seconds a whole run measured per test, from lines of
+    ECONOMANCY_TEST_CPU's log (test, wall, CPU): what run_order sorts by.
+    A test renamed or new is unknown until the file is written again:
+    ECONOMANCY_TEST_CPU=/tmp/cpu.tsv .venv/bin/python -m pytest -q, then
+    awk -F'\t' '$2 >= 3' /tmp/cpu.tsv | sort -t$'\t' -k2 -rn > tests/durations.tsv"""
+    out: dict[str, float] = {}
+    for line in path.read_text().splitlines() if path.exists() else ():
+        nodeid, wall, *_ = line.split("\t")
+        out[nodeid] = float(wall)
+    return out
+
+
+def run_order(items: list[pytest.Item], known: dict[str, float]) -> list[pytest.Item]:
+    """Longest first, the classic cure for the tail: started last, a test
+    of a minute runs alone at the end while the other workers idle. Module
+    by module, the module of the longest test first, so that a worker
+    mostly takes a module's tests one after another and sets its module
+    fixtures up once; inside a module, longest first. A test the file does
+    not know counts 20 s if marked slow (end-to-end), else nothing; ties
+    keep their order."""
+
+    def module(item: pytest.Item) -> str:
+        return item.nodeid.split("::", 1)[0]
+
+    own = {item.nodeid: known.get(item.nodeid, 20.0 if item.get_closest_marker("slow") else 0.0) for item in items}
+    longest: dict[str, float] = {}
+    for item in items:
+        longest[module(item)] = max(longest.get(module(item), 0.0), own[item.nodeid])
+    return sorted(items, key=lambda item: (-longest[module(item)], -own[item.nodeid]))
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """The end-to-end tests (marked slow: a minute or more each, some of
-    them) first, the rest after, each group in its own order: started last,
-    one of them would run alone at the end while the other workers idle
-    (longest jobs first is the classic cure for that tail)."""
-    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+    """Every run, serial or not, in run_order's order (tests/durations.tsv)."""
+    items[:] = run_order(items, known_durations())
 
 
 _CPU_LOG = os.environ.get("ECONOMANCY_TEST_CPU")

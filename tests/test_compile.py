@@ -31,9 +31,7 @@ def _clean_env() -> dict[str, str]:
     return env
 
 
-@pytest.fixture(scope="module")
-def compiled(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("compiled") / "bin"
+def _build(out: Path) -> None:
     build = subprocess.run(
         ["bash", str(ROOT / "compile.sh"), "-o", str(out), "random"],
         capture_output=True,
@@ -43,10 +41,19 @@ def compiled(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     assert build.returncode == 0, build.stderr[-3000:]
     assert f"built {out}/random" in build.stdout
-    return out
 
 
-def test_launcher_is_a_real_executable_found_through_a_symlink(compiled: Path, tmp_path: Path) -> None:
+def test_a_compiled_bot_runs_through_a_symlink_and_plays_full_games_under_the_driver(tmp_path: Path) -> None:
+    """One test for the one build (a PyInstaller build is 10-40 s of CPU;
+    as a module fixture of two tests it was built once per test worker
+    that took one)."""
+    compiled = tmp_path / "bin"
+    _build(compiled)
+    _launcher_is_a_real_executable_found_through_a_symlink(compiled, tmp_path)
+    _compiled_bots_play_a_full_game_under_the_driver(compiled, tmp_path)
+
+
+def _launcher_is_a_real_executable_found_through_a_symlink(compiled: Path, tmp_path: Path) -> None:
     launcher = compiled / "random"
     assert os.access(launcher, os.X_OK) and launcher.read_bytes().startswith(b"#!")
     elsewhere = tmp_path / "elsewhere"
@@ -60,7 +67,7 @@ def test_launcher_is_a_real_executable_found_through_a_symlink(compiled: Path, t
     assert [orjson.loads(line)[0] in range(4) for line in run.stdout.splitlines()] == [True] * 3
 
 
-def test_compiled_bots_play_a_full_game_under_the_driver(compiled: Path, tmp_path: Path) -> None:
+def _compiled_bots_play_a_full_game_under_the_driver(compiled: Path, tmp_path: Path) -> None:
     driver = VENV_BIN / "driver"
     for base in ([], ["--base"]):
         game = subprocess.run(

@@ -147,7 +147,8 @@ def test_export_writes_original_traces_and_a_results_table(tmp_path: Path) -> No
 
 
 def test_each_game_is_one_line_on_a_non_terminal_and_sprt_shows_its_llr(tmp_path: Path) -> None:
-    out = cli("sprt", PASSIVE, CRASH, "--elo0", "0", "--elo1", "100", "--max-days", "2", "--max-games", "40",
+    # --elo1 300: H1 is accepted after 13 games instead of 25 at 100 (each game starts a bot that crashes).
+    out = cli("sprt", PASSIVE, CRASH, "--elo0", "0", "--elo1", "300", "--max-days", "2", "--max-games", "40",
               "--db", str(tmp_path / "s.sqlite"), "-j", "2")
     assert out.returncode == 0, out.stderr
     lines = [line for line in out.stderr.splitlines() if line.startswith("game ")]

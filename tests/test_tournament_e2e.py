@@ -230,7 +230,8 @@ def test_elimination_with_four_player_tables_byes_and_resume(tmp_path: Path) -> 
 
 
 def test_sprt_stops_when_decided_and_resumes_decided(tmp_path: Path) -> None:
-    kw = dict(elo0=0.0, elo1=100.0, db=tmp_path / "s.sqlite", concurrency=2, options=PlayOptions(max_days=2),
+    # --elo1 300: decided in about half the games it takes at 100 (each game starts a bot that crashes).
+    kw = dict(elo0=0.0, elo1=300.0, db=tmp_path / "s.sqlite", concurrency=2, options=PlayOptions(max_days=2),
               max_games=400)
     res = sprt(PASSIVE, CRASH, **kw)  # type: ignore[arg-type]
     s = res.details["sprt"]
