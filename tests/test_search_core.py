@@ -183,9 +183,13 @@ def test_mcts_takes_the_forced_elimination() -> None:
     live (test_alphabeta.win_in_two). The sure win in one attack is found
     by every selection rule and leaf (the 3-buy win of win_in_three is
     beyond a few thousand playouts, and in win_in_one passing also wins
-    later, so there only the most visited move is sure)."""
-    for name in ("mcts", "mcts-rm", "mcts-eval"):
+    later, so there only the most visited move is sure). Regret matching
+    draws its move from its average strategy, which moves to the win more
+    slowly: there the win must hold the largest share."""
+    for name in ("mcts", "mcts-eval"):
         assert SEARCHERS[name]().search(win_in_two(), 0, core.Budget(iterations=3000)).move == 2, name
+    strategy = SEARCHERS["mcts-rm"]().search(win_in_two(), 0, core.Budget(iterations=10_000)).strategy
+    assert max(strategy, key=strategy.__getitem__) == 2
     for name in ("mcts", "mcts-eval"):
         assert SEARCHERS[name]().search(win_in_one(), 0, core.Budget(iterations=3000)).move == 1, name
 
@@ -214,6 +218,8 @@ def test_exact_big_purses_in_candidates_evaluation_and_play() -> None:
 def test_the_mcts_tree_is_found_again_from_the_next_root() -> None:
     searcher = core.Mcts(WEIGHTS, seed=3)
     game = Game(2)
+    game.play(0, 0)
+    game.play(1, 0)  # the first buys (at the first bids only 0 is searched: nobody holds an attacker)
     first = searcher.search(game, 0, core.Budget(iterations=2000))
     _, _, theirs = searcher.core.search(game, 1, 1)  # player 1's statistics at the same root
     game.play(0, first.move)
@@ -233,9 +239,40 @@ def test_a_seed_reproduces_an_mcts_search_and_seeds_differ() -> None:
         config = MctsConfig(selection=selection)
         runs = [core.Mcts(WEIGHTS, config, seed=9).search(game, me, core.Budget(iterations=500)) for _ in range(2)]
         assert runs[0].move == runs[1].move and runs[0].strategy == runs[1].strategy
-    moves = {core.Mcts(WEIGHTS, MctsConfig(selection="rm"), seed=s).search(Game(2), 0, core.Budget(iterations=20)).move
+    # A first buy: at the first bids nobody holds an attacker, and every bid but 0 is dropped as dominated.
+    start = Game(2)
+    start.play(0, 0)
+    start.play(1, 0)
+    moves = {core.Mcts(WEIGHTS, MctsConfig(selection="rm"), seed=s).search(start, 0, core.Budget(iterations=20)).move
              for s in range(12)}
     assert len(moves) > 1
+
+
+def _searched_bids(game: Game, me: int) -> tuple[int, set[int]]:
+    """The bid the C MCTS chose, and the bids it kept at the root (with
+    one bid left it plays it without searching)."""
+    move, _, stats = core.Mcts(WEIGHTS, seed=1).core.search(game, me, 400)
+    return move, {bid for bid, _, _ in stats}
+
+
+def test_mcts_drops_the_bids_another_bid_dominates() -> None:
+    """A bid that wins or loses the bid as a cheaper one does only costs
+    coins. With no attacker anywhere nothing can come of winning the bid:
+    only 0 is searched. With no attacker of our own only denial is left:
+    matching the richest opponent's purse already stops their attacks. With
+    an attacker, one more than the richest opponent's purse wins the bid."""
+    investing = {"name": "investing"}
+    nobody = _state(investing, [(5, 1, _cards("Bubble")), (3, 1, _cards("Bubble"))])  # a Bubble never attacks
+    for me in (0, 1):
+        assert core.candidate_moves(nobody, me) == [[0, 1, 3, 4, 5], [0, 1, 3]][me]
+        move, kept = _searched_bids(nobody, me)
+        assert move == 0 and kept <= {0}
+    denial = _state(investing, [(5, 1, _cards("Bubble")), (3, 1, _cards("Ghost"))])
+    assert _searched_bids(denial, 0)[1] == {0, 1, 3}  # 3 ties the Ghost's owner: no attack
+    assert _searched_bids(denial, 1)[1] == {0, 1, 3}
+    richer = _state(investing, [(5, 1, _cards("Ghost")), (3, 1, _cards("Worker"))])
+    assert core.candidate_moves(richer, 0) == [0, 1, 3, 4, 5]
+    assert _searched_bids(richer, 0)[1] == {0, 1, 3, 4}  # 4 outbids them, as 5 does
 
 
 def test_an_exhausted_budget_still_answers_with_a_searched_or_expert_move() -> None:

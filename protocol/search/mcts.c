@@ -80,29 +80,47 @@ static int64_t find(const MctsObject *t, uint64_t key)
     }
 }
 
-/* Drops from p's candidate bids (n of them) those above every opponent's
-   purse plus one: each of them wins the bid exactly as that one does and
-   leaves fewer coins, which never helps (coins only pay for bids and buys,
-   and the Stock's income grows with them). Searched, they split the visits
-   of one decision between equivalent moves, and the most visited of them
-   spent the whole purse on an attack the tree then did not make. Only where
-   every purse fits an int64 (else the candidates are kept as they are).
-   Returns the number kept. */
+/* Whether player p holds a card that attacks (at investing, every card's
+   uses are 0). */
+static int holds_attacker(const State *s, int p)
+{
+    for (int i = 0; i < s->pl[p].n; i++)
+        if (CARDS[s->pl[p].id[i]].attacks > 0)
+            return 1;
+    return 0;
+}
+
+/* Drops from p's candidate bids (n of them) those another bid dominates:
+   they win or lose the bid exactly as a cheaper one does and leave fewer
+   coins, which never helps (coins only pay for bids and buys, and the
+   Stock's income grows with them):
+   - bids above every opponent's purse plus one (that one wins the bid);
+   - if p holds no card that attacks, winning the bid gives it nothing and
+     only denial is left: bids above the richest opponent's purse (a tie
+     already stops every attack), and, if no opponent holds one either,
+     every bid above 0 (there is nothing to deny).
+   Searched, they split the visits of one decision between equivalent
+   moves, and the most visited of them spent the whole purse on an attack
+   the tree then did not make. Only where every purse fits an int64 (else
+   the candidates are kept as they are). Returns the number kept. */
 static int drop_dominated_bids(const State *s, int p, int64_t *moves, int n)
 {
     if (s->phase != INVESTING || s->pl[p].big)
         return n;
     int64_t top = -1;
+    int threat = 0;
     for (int o = 0; o < s->np; o++)
         if (o != p && alive(s, o)) {
             if (s->pl[o].big || s->pl[o].coins >= INT64_MAX)
                 return n;
             if (s->pl[o].coins > top)
                 top = s->pl[o].coins;
+            threat |= holds_attacker(s, o);
         }
+    int64_t limit = holds_attacker(s, p) ? top + 1 : threat ? top : 0;
     int k = 0;
     for (int i = 0; i < n; i++)
-        if (IS_INVEST_CODE(moves[i]) || moves[i] <= top + 1)
+        if (IS_INVEST_CODE(moves[i]) || moves[i] <= limit)
             moves[k++] = moves[i];
     return k > 0 ? k : n;
 }
