@@ -1,6 +1,7 @@
 """The search bots' strength protocol, through the real tournament harness.
 
     python bench/strength.py [--db-dir DIR] [--games N] [--only NAME ...] [--list] [--summary] [-j N]
+                             [--champion "champion --time 0.1 --wall-limit 120 ..."]
 
 Each pairing is a `tournament round-robin` (real bot processes, the real
 referee, seats swapped or rotated) stored in its own database under
@@ -22,7 +23,10 @@ each from every seat (`openings`): the harness's balanced suite for the
 set and table size (tournaments/suites) where it exists, else 4 random
 plies drawn for each opening. Their rows
 give the distinct games and the range of the load average beside the
-win rate. `busy` pairings are meant to be run with both cores loaded
+win rate. `--champion TEXT` plays another command (a budget, an option
+of the champion's) where the champion's pairings play CHAMPION, to
+compare variants on the same openings: give each its own `--db-dir`.
+`busy` pairings are meant to be run with both cores loaded
 (two `sh -c 'while :; do :; done'` loops); nothing checks that they are.
 """
 
@@ -31,13 +35,15 @@ from __future__ import annotations
 import argparse
 import signal
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from driver.botspec import BotSpecError  # noqa: E402
 from exploit.matches import Match, play_match, records, tally  # noqa: E402
+from exploit.target import resolve_target  # noqa: E402
 from tournaments import PlayOptions, Store, round_robin  # noqa: E402
 from tournaments.make_suites import SUITES  # noqa: E402
 from tournaments.openings import suite_name  # noqa: E402
@@ -148,6 +154,15 @@ CHAMPION_MATCHES = _champion_matches()
 searches), the versions issue 22's goals name."""
 
 
+def champion_matches(champion: str) -> dict[str, Match]:
+    """CHAMPION_MATCHES with `champion` wherever they play CHAMPION."""
+    if champion == CHAMPION:
+        return CHAMPION_MATCHES
+    return {name: replace(m, bot=champion if m.bot == CHAMPION else m.bot,
+                          opponent=champion if m.opponent == CHAMPION else m.opponent)
+            for name, m in CHAMPION_MATCHES.items()}
+
+
 def champion_summary(db_dir: Path, names: list[str]) -> None:
     print(f"{'pairing':34s} {'score':>13s}  {'rate':>6s}  95% interval    wins draws  distinct  load (1 min)")
     for name in names:
@@ -220,20 +235,29 @@ def main() -> None:
     parser.add_argument("--summary", action="store_true", help="print the table of what is stored, play nothing")
     parser.add_argument("-j", "--concurrency", type=int, default=2,
                         help="games at once in the champion's in-process pairings (default %(default)s)")
+    parser.add_argument("--champion", default=CHAMPION, metavar="TEXT",
+                        help="the champion's command in its in-process pairings (default %(default)r)")
     options = parser.parse_args()
+    try:
+        ours = resolve_target(options.champion).inprocess
+    except BotSpecError as problem:
+        parser.error(f"--champion: {problem}")
+    if not ours:
+        parser.error(f"--champion: {options.champion!r} is not one of our bots (its games are played in-process)")
+    matches = champion_matches(options.champion)
     chosen = PAIRINGS
     champion = list(CHAMPION_MATCHES)
     if options.only:
         known = {p.name: p for p in PAIRINGS}
-        unknown = [name for name in options.only if name not in known and name not in CHAMPION_MATCHES]
+        unknown = [name for name in options.only if name not in known and name not in matches]
         if unknown:
             parser.error(f"unknown pairings {unknown}; see --list")
         chosen = [known[name] for name in options.only if name in known]
-        champion = [name for name in options.only if name in CHAMPION_MATCHES]
+        champion = [name for name in options.only if name in matches]
     if options.list:
         for p in PAIRINGS:
             print(f"{p.name:34s} {' vs '.join(p.bots)}{' (base)' if p.base else ''}")
-        for name, m in CHAMPION_MATCHES.items():
+        for name, m in matches.items():
             seats = f"{m.players} players, " if m.players > 2 else ""
             start = (f"openings of {Path(m.suite).name}" if m.suite else
                      "the real start" if m.plies == 0 else f"{m.plies}-ply random openings")
@@ -248,7 +272,7 @@ def main() -> None:
                 print(f"== {pairing.name}: {' vs '.join(pairing.bots)}{' (base set)' if pairing.base else ''}", flush=True)
                 play(pairing, options.db_dir / f"{pairing.name}.sqlite", options.games)
             for name in champion:
-                match = CHAMPION_MATCHES[name]
+                match = matches[name]
                 print(f"== {name}: {match.bot} vs {match.opponent}", flush=True)
                 openings = -(-options.games // match.players)
                 progress = lambda text, name=name: print(f"  {name}: {text}", file=sys.stderr, flush=True)  # noqa: E731
