@@ -48,6 +48,7 @@ import random
 from collections.abc import Sequence
 
 from bots.sdk import option_parser, bot_main
+from bots.search.bids import BidModel
 from bots.search.core import AlphaBeta, Budget, Mcts, MctsConfig, MixedAlphaBeta, candidate_moves
 from bots.search.weights import CHAMPION_WEIGHTS_FILE, DEFAULT_WEIGHTS_FILE, Weights, load_weights
 from protocol.engine import Game
@@ -78,6 +79,7 @@ class ChampionPolicy:
         smab: bool = True,
         search: str = "mcts",
         horizon: int = HORIZON_DAYS,
+        bid_model: bool = True,
     ) -> None:
         if seconds <= 0:
             raise ValueError(f"--time must be positive, got {seconds}")
@@ -93,6 +95,7 @@ class ChampionPolicy:
         self.depth = depth
         self.search = search
         rng = random.Random(seed)
+        self.bids = BidModel() if bid_model and search == "mcts" else None
         self.prover: AlphaBeta | None = None
         self.searcher: Mcts | MixedAlphaBeta
         if search == "mcts":
@@ -107,6 +110,8 @@ class ChampionPolicy:
             self.budget = Budget(seconds=seconds, depth=depth, cpu=True, wall_limit=wall_limit)
 
     def __call__(self, game: Game, me: int) -> int:
+        if self.bids is not None:
+            self.bids.observe(game, me)
         if self.prover is not None:
             moves = candidate_moves(game, me)
             if len(moves) == 1:
@@ -114,7 +119,9 @@ class ChampionPolicy:
             win, losing = self.prover.proofs(game, me, self.proof_budget)
             if win is not None:
                 return win
-            outcome = self.searcher.search(game, me, self.budget)
+            assert isinstance(self.searcher, Mcts)
+            passive = self.bids.chances(game, me) if self.bids is not None else None
+            outcome = self.searcher.search(game, me, self.budget, passive)
             if outcome.move not in losing:
                 return outcome.move
             # MCTS sampled a move proven to lose against some answer: its
@@ -125,6 +132,8 @@ class ChampionPolicy:
 
     def new_game(self, game: Game, me: int) -> None:
         self.searcher.reset()
+        if self.bids is not None:
+            self.bids.reset()
         if self.prover is not None:
             self.prover.reset()
 
@@ -143,6 +152,10 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--horizon", type=int, default=HORIZON_DAYS, metavar="DAYS",
                         help="mcts: days a playout plays (more while the shop sells points) before the evaluation "
                              "values it, 0 for the whole game (default %(default)s)")
+    parser.add_argument("--no-bid-model", dest="bid_model", action="store_false",
+                        help="mcts: search every opponent bid as its best, instead of having each opponent bid 0 in "
+                             "the tree as often as it did in this game while it could attack (the champion before "
+                             "the bid model)")
     parser.add_argument("--depth", type=int, default=MAX_DEPTH,
                         help="alphabeta: deepest iteration, in steps (default %(default)s: time decides)")
     parser.add_argument("--weights", default=None, metavar="FILE",
@@ -160,7 +173,7 @@ def policy_from(options: argparse.Namespace) -> ChampionPolicy:
     return ChampionPolicy(
         seconds=options.time, wall_limit=options.wall_limit, depth=options.depth, seed=options.seed,
         weights=load_weights(options.weights) if options.weights is not None else None,
-        smab=not options.serialise, search=options.search, horizon=options.horizon,
+        smab=not options.serialise, search=options.search, horizon=options.horizon, bid_model=options.bid_model,
     )
 
 

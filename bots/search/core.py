@@ -47,6 +47,7 @@ from protocol.engine import BUY, INVESTING, Game
 # game it plays; tests/test_bot_startup.py checks).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import Any, Protocol
 
 __all__ = ["Budget", "Outcome", "AlphaBeta", "MixedAlphaBeta", "Mcts", "MctsConfig", "ALGORITHMS", "make",
@@ -331,12 +332,14 @@ class Mcts:
     def reset(self) -> None:
         self.core.reset()
 
-    def search(self, game: Game, me: int, budget: Budget) -> Outcome:
+    def search(self, game: Game, me: int, budget: Budget, passive: Sequence[float] | None = None) -> Outcome:
+        """`passive`: each player's chance of bidding 0 while it holds an
+        attacker, played in the tree instead of searched (bots.search.bids)."""
         if budget.seconds is None and budget.iterations is None:
             raise ValueError("give a time or an iteration budget")
         seconds, wall = _limits(budget)
         iterations = budget.iterations if budget.iterations is not None else -1
-        move, done, stats = self.core.search(game, me, iterations, seconds, wall, budget.cpu)
+        move, done, stats = self.core.search(game, me, iterations, seconds, wall, budget.cpu, passive)
         visits = sum(count for _, count, _ in stats)
         strategy = {m: count / visits for m, count, _ in stats if count} if visits else {move: 1.0}
         value = next((mean for m, _, mean in stats if m == move), 0.0)

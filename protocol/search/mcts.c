@@ -48,6 +48,7 @@ typedef struct {
     Weights w;
     int rm, eval_leaf;
     int64_t horizon; /* days a playout runs before the evaluation values it; 0: to the end */
+    double passive[MAXP]; /* this search's chance that each player bids 0 while it holds an attacker (0: searched) */
     double exploration;
     uint64_t rng;
     uint32_t max_nodes;
@@ -317,6 +318,24 @@ static void playout(MctsObject *t, State *s)
         run_playout_until(s, rng_next(&t->rng), heuristic, ++stop); /* short of `stop`: it could not go on */
 }
 
+/* The index of the bid 0 among the k-th player's moves at `node` (always a
+   candidate: candidate_moves puts it first). */
+static int bid_zero(const MctsObject *t, const MNode *node, int k)
+{
+    const MStat *st = stats_of(t, node, k);
+    for (int i = 0; i < node->nmoves[k]; i++)
+        if (st[i].move == 0)
+            return i;
+    return 0;
+}
+
+/* One iteration. An opponent with a `passive` chance (the bid model, set
+   for each search by the champion from the bids it has seen) bids 0 with
+   that chance at an investing node where it holds an attacker, whatever
+   its statistics say: decoupled UCT otherwise answers every bid as an
+   opponent who always bids its best, and against one that mostly does
+   not attack (`evolved`) the champion paid to deny attacks that were not
+   coming and lost the race (docs/bots.md, the bid model). */
 static void iterate(MctsObject *t, const State *start, uint32_t root)
 {
     State s;
@@ -328,8 +347,12 @@ static void iterate(MctsObject *t, const State *start, uint32_t root)
     uint32_t node = root;
     for (;;) {
         MNode *nd = &t->nodes[node];
-        for (int k = 0; k < nd->nplayers; k++)
+        for (int k = 0; k < nd->nplayers; k++) {
+            int p = nd->players[k];
             picks[len][k] = (uint8_t)select_move(t, nd, k);
+            if (s.phase == INVESTING && t->passive[p] > 0 && uniform(&t->rng) < t->passive[p] && holds_attacker(&s, p))
+                picks[len][k] = (uint8_t)bid_zero(t, nd, k);
+        }
         path[len] = node;
         for (int k = 0; k < nd->nplayers; k++)
             play_search_move(&s, nd->players[k], stats_of(t, nd, k)[picks[len][k]].move);
@@ -466,14 +489,38 @@ static void M_dealloc(MctsObject *self)
 
 static PyObject *M_search(MctsObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"game", "me", "iterations", "seconds", "wall_limit", "cpu", NULL};
-    PyObject *game;
+    static char *kwlist[] = {"game", "me", "iterations", "seconds", "wall_limit", "cpu", "passive", NULL};
+    PyObject *game, *passive = Py_None;
     int me, cpu = 0;
     long long iterations = -1;
     double seconds = -1, wall_limit = -1;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "Oi|Lddp", kwlist, &game, &me, &iterations, &seconds, &wall_limit,
-                                     &cpu))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "Oi|LddpO", kwlist, &game, &me, &iterations, &seconds, &wall_limit,
+                                     &cpu, &passive))
         return NULL;
+    double chances[MAXP] = {0};
+    if (passive != Py_None) {
+        PyObject *seq = PySequence_Fast(passive, "passive must be a sequence of chances, one a player");
+        if (!seq)
+            return NULL;
+        Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+        for (Py_ssize_t i = 0; i < n && i < MAXP; i++) {
+            chances[i] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(seq, i));
+            if (chances[i] == -1 && PyErr_Occurred())
+                break;
+            if (!(chances[i] >= 0 && chances[i] <= 1)) {
+                PyErr_SetString(PyExc_ValueError, "passive: each chance must be between 0 and 1");
+                break;
+            }
+        }
+        Py_DECREF(seq);
+        if (PyErr_Occurred())
+            return NULL;
+        if (n > MAXP) {
+            PyErr_SetString(PyExc_ValueError, "passive: one chance a player, at most 4");
+            return NULL;
+        }
+    }
+    memcpy(self->passive, chances, sizeof chances);
     if (!PyObject_TypeCheck(game, &GameType)) {
         PyErr_SetString(PyExc_TypeError, "game must be a protocol.engine.Game");
         return NULL;
@@ -562,8 +609,9 @@ static PyGetSetDef M_getset[] = {
 
 static PyMethodDef M_methods[] = {
     {"search", (PyCFunction)(void (*)(void))M_search, METH_VARARGS | METH_KEYWORDS,
-     "search(game, me, iterations=-1, seconds=-1, wall_limit=-1, cpu=False) -> (move, iterations, [(move, visits, "
-     "mean value), ...]): SM-MCTS from `game` within the budget (negative: none), reusing the tree."},
+     "search(game, me, iterations=-1, seconds=-1, wall_limit=-1, cpu=False, passive=None) -> (move, iterations, "
+     "[(move, visits, mean value), ...]): SM-MCTS from `game` within the budget (negative: none), reusing the tree; "
+     "passive: each player's chance of bidding 0 while it holds an attacker (the bid model; default none)."},
     {"reset", (PyCFunction)M_reset, METH_NOARGS, "Forget the tree."},
     {NULL},
 };

@@ -1,0 +1,101 @@
+"""The champion's bid model (bots/search/bids.py) and the C MCTS's
+`passive` chances it feeds: an opponent's bids of 0 while it could
+attack are counted from the purses, and the tree then has that opponent
+bid 0 as often."""
+
+from __future__ import annotations
+
+import pytest
+
+from bots.champion import ChampionPolicy, parser, policy_from
+from bots.search import core
+from bots.search.bids import BidModel
+from bots.search.evaluation import load_weights
+from protocol.engine import Game
+from test_alphabeta import _cards, _state
+
+WEIGHTS = load_weights()
+
+
+def _ghost_day(their_coins: int = 3) -> Game:
+    """Investing: we (0) hold a Worker, they (1) a ready Ghost and coins."""
+    return _state({"name": "investing"}, [(2, 1, _cards("Worker")), (their_coins, 1, _cards("Ghost"))])
+
+
+def _after_bids(game: Game, ours: int, theirs: int) -> Game:
+    child = game.copy()
+    child.play(0, ours)
+    child.play(1, theirs)
+    return child
+
+
+def test_the_model_counts_bids_of_zero_while_the_opponent_could_attack() -> None:
+    model = BidModel()
+    day = _ghost_day()
+    assert model.chances(day, 0) == [0.0, 0.5]  # nothing seen: one half
+    model.observe(day, 0)
+    model.observe(_after_bids(day, 0, 0), 0)  # they bid 0; we are at the buy now
+    assert (model.zeros, model.steps) == ({1: 1}, {1: 1})
+    assert model.chances(day, 0) == [0.0, 2 / 3]
+    model.observe(day, 0)
+    later = _after_bids(day, 0, 2)  # they bid 2 and attack: our next step is to defend
+    assert later.phase != day.phase and later.coins(1) == 1
+    model.observe(later, 0)
+    assert (model.zeros, model.steps) == ({1: 1}, {1: 2})
+    assert model.chances(day, 0) == [0.0, 0.5]
+    model.reset()
+    assert model.chances(day, 0) == [0.0, 0.5]
+
+
+def test_only_steps_where_the_opponent_could_attack_count() -> None:
+    model = BidModel()
+    calm = _state({"name": "investing"}, [(2, 1, _cards("Worker")), (3, 1, _cards("Bubble"))])  # a Bubble never attacks
+    model.observe(calm, 0)
+    model.observe(_after_bids(calm, 0, 0), 0)
+    broke = _ghost_day(their_coins=0)  # nothing to bid with
+    model.observe(broke, 0)
+    model.observe(_after_bids(broke, 0, 0), 0)
+    assert model.steps == {}
+    # A step of another day does not read a bid: income changed the purses.
+    day = _ghost_day()
+    model.observe(day, 0)
+    tomorrow = _after_bids(day, 0, 0)
+    while tomorrow.days_played == day.days_played:
+        tomorrow.play(tomorrow.pending()[0], tomorrow.legal_moves(tomorrow.pending()[0])[0])
+    model.observe(tomorrow, 0)
+    assert model.steps == {}
+
+
+def _their_root_visits(searcher: core.Mcts, game: Game) -> dict[int, int]:
+    _, _, stats = searcher.core.search(game, 1, 1)  # player 1's statistics at the same root (one more iteration)
+    return {move: visits for move, visits, _ in stats}
+
+
+def test_a_passive_opponent_bids_zero_in_the_tree() -> None:
+    game = _ghost_day()
+    modelled = core.Mcts(WEIGHTS, seed=2)
+    modelled.search(game, 0, core.Budget(iterations=600), passive=[0.0, 1.0])
+    visits = _their_root_visits(modelled, game)
+    assert visits[0] > 100 and sum(visits.values()) - visits[0] <= 1  # (the search may stop once its move is decided)
+    searched = core.Mcts(WEIGHTS, seed=2)
+    searched.search(game, 0, core.Budget(iterations=600))
+    visits = _their_root_visits(searched, game)
+    assert sum(visits.values()) - visits[0] > 100  # without the model their bids are searched
+
+
+@pytest.mark.parametrize("passive", [[0.0, 1.5], [0.0, -0.1], [0.0] * 5, ["x", 0.0], 3])
+def test_bad_chances_are_refused(passive: object) -> None:
+    with pytest.raises((ValueError, TypeError)):
+        core.Mcts(WEIGHTS, seed=1).core.search(_ghost_day(), 0, 10, -1, -1, False, passive)
+
+
+def test_the_champion_models_bids_unless_told_not_to() -> None:
+    assert policy_from(parser().parse_args([])).bids is not None
+    assert policy_from(parser().parse_args(["--no-bid-model"])).bids is None
+    assert ChampionPolicy(search="alphabeta").bids is None  # alpha-beta solves its bids as matrix games
+    champion = ChampionPolicy(seconds=0.02, seed=1)
+    game = _ghost_day()
+    champion.new_game(game, 0)
+    champion(game, 0)
+    champion(_after_bids(game, 0, 0), 0)
+    assert champion.bids is not None and champion.bids.chances(game, 0) == [0.0, 2 / 3]
