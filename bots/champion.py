@@ -1,7 +1,7 @@
 """The champion: our strongest search, on a CPU-time budget.
 
     python -m bots.champion [--time 0.5] [--wall-limit 5] [--search mcts|alphabeta] [--seed S]
-                            [--weights FILE] [--horizon DAYS] [--depth D] [--serialise]
+                            [--weights FILE] [--horizon DAYS] [--no-bid-model] [--depth D] [--serialise]
 
 Why this bot (docs/bots.md has the measurements): it is whichever of our
 searches wins head to head at the same CPU budget. That is now the C
@@ -18,6 +18,15 @@ proven to lose against some answer while another move is not so proven.
 MCTS's playouts bid only to outbid a poorer opponent, so it saw little
 threat in a poorer player's Ghosts, and a Ghost rush (attack-repro)
 eliminated it after a bid of 0 that any bid of 2 would have survived.
+
+Its tree has each opponent bid 0, at an investing step where it holds a
+card that attacks, as often as it has in this game (the bid model,
+bots.search.bids), and searches its bids otherwise: decoupled UCT
+answers every bid as an opponent's best, so against `evolved`, which
+mostly does not attack when it could, the champion paid to deny attacks
+that were not coming, and lost the race and then the game (85.5% of 200
+games at 0.1 s a move without the model, 92.0% with it; docs/bots.md,
+the bid model). `--no-bid-model` searches every bid.
 
 Its playouts stop `--horizon` days on (HORIZON_DAYS), or later while
 the shop still sells points, and the evaluation values the state they
