@@ -1,5 +1,5 @@
 """The champion's bid model (bots/search/bids.py) and the C MCTS's
-`passive` chances it feeds: an opponent's bids of 0 while it could
+`passive` chances it feeds: an opponent's bids of 0 while it held a sure
 attack are counted from the purses, and the tree then has that opponent
 bid 0 as often."""
 
@@ -9,7 +9,7 @@ import pytest
 
 from bots.champion import ChampionPolicy, parser, policy_from
 from bots.search import core
-from bots.search.bids import BidModel
+from bots.search.bids import BidModel, holds_sure_attack
 from bots.search.evaluation import load_weights
 from protocol.engine import Game
 from test_alphabeta import _cards, _state
@@ -18,7 +18,8 @@ WEIGHTS = load_weights()
 
 
 def _ghost_day(their_coins: int = 3) -> Game:
-    """Investing: we (0) hold a Worker, they (1) a ready Ghost and coins."""
+    """Investing: we (0) hold a Worker, they (1) a Ghost, which beats it
+    without fainting (a sure attack), and coins."""
     return _state({"name": "investing"}, [(2, 1, _cards("Worker")), (their_coins, 1, _cards("Ghost"))])
 
 
@@ -29,29 +30,36 @@ def _after_bids(game: Game, ours: int, theirs: int) -> Game:
     return child
 
 
-def test_the_model_counts_bids_of_zero_while_the_opponent_could_attack() -> None:
+def test_the_model_counts_bids_of_zero_while_the_opponent_held_a_sure_attack() -> None:
     model = BidModel()
     day = _ghost_day()
-    assert model.chances(day, 0) == [0.0, 0.5]  # nothing seen: one half
+    assert holds_sure_attack(day, 1) and not holds_sure_attack(day, 0)
+    assert model.chances(day, 0) == [0.0, 0.0]  # nothing seen, nothing assumed: their bids are searched
     model.observe(day, 0)
     model.observe(_after_bids(day, 0, 0), 0)  # they bid 0; we are at the buy now
     assert (model.zeros, model.steps) == ({1: 1}, {1: 1})
+    assert model.chances(day, 0) == [0.0, 0.5]
+    model.observe(day, 0)
+    model.observe(_after_bids(day, 0, 0), 0)
     assert model.chances(day, 0) == [0.0, 2 / 3]
     model.observe(day, 0)
     later = _after_bids(day, 0, 2)  # they bid 2 and attack: our next step is to defend
     assert later.phase != day.phase and later.coins(1) == 1
     model.observe(later, 0)
-    assert (model.zeros, model.steps) == ({1: 1}, {1: 2})
+    assert (model.zeros, model.steps) == ({1: 2}, {1: 3})
     assert model.chances(day, 0) == [0.0, 0.5]
     model.reset()
-    assert model.chances(day, 0) == [0.0, 0.5]
+    assert model.chances(day, 0) == [0.0, 0.0]
 
 
-def test_only_steps_where_the_opponent_could_attack_count() -> None:
+def test_only_steps_where_the_opponent_held_a_sure_attack_count() -> None:
     model = BidModel()
     calm = _state({"name": "investing"}, [(2, 1, _cards("Worker")), (3, 1, _cards("Bubble"))])  # a Bubble never attacks
-    model.observe(calm, 0)
-    model.observe(_after_bids(calm, 0, 0), 0)
+    guarded = _state({"name": "investing"}, [(2, 1, _cards("Bubble")), (3, 1, _cards("Ghost"))])  # a Ghost faints on it
+    for game in (calm, guarded):
+        assert not holds_sure_attack(game, 1)
+        model.observe(game, 0)
+        model.observe(_after_bids(game, 0, 0), 0)
     broke = _ghost_day(their_coins=0)  # nothing to bid with
     model.observe(broke, 0)
     model.observe(_after_bids(broke, 0, 0), 0)
@@ -81,6 +89,12 @@ def test_a_passive_opponent_bids_zero_in_the_tree() -> None:
     searched.search(game, 0, core.Budget(iterations=600))
     visits = _their_root_visits(searched, game)
     assert sum(visits.values()) - visits[0] > 100  # without the model their bids are searched
+    # Only where they hold a sure attack: against a Bubble their Ghost faints, and their bids are searched.
+    guarded = _state({"name": "investing"}, [(2, 1, _cards("Bubble")), (3, 1, _cards("Ghost"))])
+    modelled = core.Mcts(WEIGHTS, seed=2)
+    modelled.search(guarded, 0, core.Budget(iterations=600), passive=[0.0, 1.0])
+    visits = _their_root_visits(modelled, guarded)
+    assert sum(visits.values()) - visits[0] > 100
 
 
 @pytest.mark.parametrize("passive", [[0.0, 1.5], [0.0, -0.1], [0.0] * 5, ["x", 0.0], 3])
@@ -98,4 +112,4 @@ def test_the_champion_models_bids_unless_told_not_to() -> None:
     champion.new_game(game, 0)
     champion(game, 0)
     champion(_after_bids(game, 0, 0), 0)
-    assert champion.bids is not None and champion.bids.chances(game, 0) == [0.0, 2 / 3]
+    assert champion.bids is not None and champion.bids.chances(game, 0) == [0.0, 0.5]

@@ -1,20 +1,25 @@
-"""The bid model: how often each opponent has bid nothing while it could attack.
+"""The bid model: how often each opponent has bid nothing when it could attack.
 
 Decoupled UCT answers every bid as an opponent who always bids its
-best: where the opponent holds Ghosts it outbids us and attacks. Many
-bots do not (`evolved` bid 0 on most days it held a ready Ghost), and
-against them the champion paid to deny attacks that were not coming,
-fell behind in the race for points and was eliminated later by the army
-it had let grow (docs/bots.md, the bid model). So the champion counts,
-for each opponent, the investing steps at which it held a card that
-attacks and had coins to bid, and how many of them it bid 0 at; the C
-MCTS then has that opponent bid 0 with this chance at such steps of its
-tree (`passive`), and searches its bids otherwise.
+best: where the opponent holds Ghosts that beat our defenders it outbids
+us and attacks. Many bots do not (`evolved` bid 0 on most of those
+days), and against them the champion paid to deny attacks that were not
+coming, fell behind in the race for points and was eliminated later by
+the army it had let grow (docs/bots.md, the bid model). So the champion
+counts, for each opponent, the investing steps at which it held a sure
+attack (a card that beats every card able to defend against it, without
+fainting: the attack a player bids for, if it bids at all) and coins to
+bid, and how many of them it bid 0 at; the C MCTS then has that opponent
+bid 0 with this chance at such steps of its tree (`passive`), and
+searches its bids otherwise.
 
-The chance is (zeros + 1) / (steps + 2): one half before anything is
-seen, and it follows what the opponent does. A bot that bids nothing for
-days and then strikes is answered as a passive one on the day it
-strikes; the exploiter measures what that costs (docs/bots.md).
+The chance is zeros / (steps + 1): nothing is assumed before the
+opponent has shown it (a Ghost rush, which bids at every such step, is
+searched as before: with one half assumed from the start, the champion
+lost 5 of 104 games to `attack-repro` that it won without the model),
+and it follows what the opponent does. A bot that passes for days and
+then strikes is answered as a passive one on the day it strikes; the
+exploiter measures what that costs (docs/bots.md).
 
 A bid is read from the purses: noted at our investing step, the
 opponent's purse at our next step of the same day (attacking, defending
@@ -26,15 +31,27 @@ defended before our step reads a coin short.)
 
 from __future__ import annotations
 
-from protocol.cards import ATTACKS
+from protocol.cards import ATK, ATTACKS, DEF, DEFENDS
 from protocol.engine import INVESTING, Game
 
-__all__ = ["BidModel"]
+__all__ = ["BidModel", "holds_sure_attack"]
+
+
+def holds_sure_attack(game: Game, p: int) -> bool:
+    """Whether p holds a card that attacks and beats every card of every
+    other player still in that can defend, without fainting (at an
+    investing step no card has been used). protocol/search/mcts.c has
+    the same test."""
+    defenders = [card for q in range(game.n_players) if q != p for card, _ in game.cards(q)
+                 if DEF[card] is not None and DEFENDS[card] > 0]
+    return any(
+        ATTACKS[card] > 0 and all((ATK[card] or 0) > (DEF[d] or 0) and (ATK[d] or 0) <= (DEF[card] or 0) for d in defenders)
+        for card, _ in game.cards(p))
 
 
 class BidModel:
-    """Counts, for each opponent, its investing steps while it held an
-    attacker and coins, and its bids of 0 at them."""
+    """Counts, for each opponent, its investing steps while it held a
+    sure attack and coins, and its bids of 0 at them."""
 
     def __init__(self) -> None:
         self.zeros: dict[int, int] = {}
@@ -63,11 +80,10 @@ class BidModel:
         if game.phase == INVESTING:
             self._noted = (game.days_played, {
                 p: game.coins(p) for p in range(game.n_players)
-                if p != me and game.coins(p) > 0 and any(ATTACKS[card] > 0 for card, _ in game.cards(p))
+                if p != me and game.coins(p) > 0 and holds_sure_attack(game, p)
             })
 
     def chances(self, game: Game, me: int) -> list[float]:
-        """Each player's chance of bidding 0 while it holds an attacker (0
-        for `me`: our own bids are searched)."""
-        return [0.0 if p == me else (self.zeros.get(p, 0) + 1) / (self.steps.get(p, 0) + 2)
-                for p in range(game.n_players)]
+        """Each player's chance of bidding 0 while it holds a sure attack
+        (0 for `me`: our own bids are searched)."""
+        return [0.0 if p == me else self.zeros.get(p, 0) / (self.steps.get(p, 0) + 1) for p in range(game.n_players)]

@@ -48,7 +48,7 @@ typedef struct {
     Weights w;
     int rm, eval_leaf;
     int64_t horizon; /* days a playout runs before the evaluation values it; 0: to the end */
-    double passive[MAXP]; /* this search's chance that each player bids 0 while it holds an attacker (0: searched) */
+    double passive[MAXP]; /* this search's chance that each player bids 0 while it holds a sure attack (0: searched) */
     double exploration;
     uint64_t rng;
     uint32_t max_nodes;
@@ -318,6 +318,32 @@ static void playout(MctsObject *t, State *s)
         run_playout_until(s, rng_next(&t->rng), heuristic, ++stop); /* short of `stop`: it could not go on */
 }
 
+/* Whether p holds a card that attacks and beats every card able to defend
+   against it, without fainting (the engine's sure_attack): the attack a
+   player bids for if it bids at all. At investing every use is 0. */
+static int holds_sure_attack(const State *s, int p)
+{
+    for (int i = 0; i < s->pl[p].n; i++) {
+        const CardInfo *a = &CARDS[s->pl[p].id[i]];
+        if (a->attacks <= 0 || a->atk < 0)
+            continue;
+        int sure = 1;
+        for (int j = 0; j < s->np && sure; j++) {
+            if (j == p || !alive(s, j))
+                continue;
+            const Player *d = &s->pl[j];
+            for (int k = 0; k < d->n && sure; k++) {
+                const CardInfo *dc = &CARDS[d->id[k]];
+                if (can_defend_card(d, k) && (a->atk <= dc->def || dc->atk > a->def))
+                    sure = 0;
+            }
+        }
+        if (sure)
+            return 1;
+    }
+    return 0;
+}
+
 /* The index of the bid 0 among the k-th player's moves at `node` (always a
    candidate: candidate_moves puts it first). */
 static int bid_zero(const MctsObject *t, const MNode *node, int k)
@@ -331,7 +357,7 @@ static int bid_zero(const MctsObject *t, const MNode *node, int k)
 
 /* One iteration. An opponent with a `passive` chance (the bid model, set
    for each search by the champion from the bids it has seen) bids 0 with
-   that chance at an investing node where it holds an attacker, whatever
+   that chance at an investing node where it holds a sure attack, whatever
    its statistics say: decoupled UCT otherwise answers every bid as an
    opponent who always bids its best, and against one that mostly does
    not attack (`evolved`) the champion paid to deny attacks that were not
@@ -350,7 +376,7 @@ static void iterate(MctsObject *t, const State *start, uint32_t root)
         for (int k = 0; k < nd->nplayers; k++) {
             int p = nd->players[k];
             picks[len][k] = (uint8_t)select_move(t, nd, k);
-            if (s.phase == INVESTING && t->passive[p] > 0 && uniform(&t->rng) < t->passive[p] && holds_attacker(&s, p))
+            if (s.phase == INVESTING && t->passive[p] > 0 && uniform(&t->rng) < t->passive[p] && holds_sure_attack(&s, p))
                 picks[len][k] = (uint8_t)bid_zero(t, nd, k);
         }
         path[len] = node;
@@ -611,7 +637,7 @@ static PyMethodDef M_methods[] = {
     {"search", (PyCFunction)(void (*)(void))M_search, METH_VARARGS | METH_KEYWORDS,
      "search(game, me, iterations=-1, seconds=-1, wall_limit=-1, cpu=False, passive=None) -> (move, iterations, "
      "[(move, visits, mean value), ...]): SM-MCTS from `game` within the budget (negative: none), reusing the tree; "
-     "passive: each player's chance of bidding 0 while it holds an attacker (the bid model; default none)."},
+     "passive: each player's chance of bidding 0 while it holds a sure attack (the bid model; default none)."},
     {"reset", (PyCFunction)M_reset, METH_NOARGS, "Forget the tree."},
     {NULL},
 };
