@@ -20,13 +20,12 @@ threat in a poorer player's Ghosts, and a Ghost rush (attack-repro)
 eliminated it after a bid of 0 that any bid of 2 would have survived.
 
 Its tree has each opponent bid 0, at an investing step where it holds a
-card that attacks, as often as it has in this game (the bid model,
+sure attack, as often as it has in this game (the bid model,
 bots.search.bids), and searches its bids otherwise: decoupled UCT
 answers every bid as an opponent's best, so against `evolved`, which
 mostly does not attack when it could, the champion paid to deny attacks
-that were not coming, and lost the race and then the game (85.5% of 200
-games at 0.1 s a move without the model, 92.0% with it; docs/bots.md,
-the bid model). `--no-bid-model` searches every bid.
+that were not coming, and lost the race and then the game (docs/bots.md,
+the bid model, has the rows). `--no-bid-model` searches every bid.
 
 Its playouts stop `--horizon` days on (HORIZON_DAYS), or later while
 the shop still sells points, and the evaluation values the state they
