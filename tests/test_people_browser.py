@@ -14,9 +14,11 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import random
 import re
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -431,29 +433,58 @@ def test_a_person_who_lets_the_clock_run_out_is_warned_and_invests_nothing(serve
     assert page.errors == []
 
 
+@pytest.mark.filterwarnings("ignore:connect\\(\\) must be used:DeprecationWarning")
 def test_a_spectator_steps_back_and_returns_to_live(server: Any, page: Any) -> None:
-    # A champion thinks for its budget at every move, so the page is watching
-    # before the game ends (expert and random could finish before it loads).
-    page.goto(server.url + "/")
-    page.wait_for_selector("select.opponent option[value=champion]", state="attached")
-    page.fill("input[name=max_days]", "8")
-    page.select_option("select.opponent", "champion")
-    page.click("#add-opponent")
-    page.select_option("select.opponent >> nth=1", "random")
-    page.check("input[name=watch]")
-    page.click("#start")
-    page.wait_for_url("**/game/**")
-    page.wait_for_selector("#pace:not([hidden])")
-    page.wait_for_selector("#banner:has-text('Game over')", timeout=120_000)
-    page.wait_for_function("() => document.getElementById('pace-where').textContent === 'live'")
-    page.click("#pace-back")
-    page.click("#pace-back")
-    where = page.locator("#pace-where").inner_text()
-    total = int(where.rsplit(" ", 1)[1])
-    assert where == f"step {total - 2} of {total}"
-    page.click("#pace-live")
-    page.wait_for_function("() => document.getElementById('pace-where').textContent === 'live'")
-    assert page.errors == []
+    """The page must be watching before the game ends (a game of expert and
+    random could end before it loads): one seat is a bot connected over
+    WebSocket that, after its first three answers, holds each answer until
+    the page watches (up to 5 s a move, within the server's 10 s), then
+    answers at once. A champion thinking its budget at every move did this
+    before, at 10 s of CPU and 40 s of wall clock."""
+    from serverlib import WsBot, random_move
+
+    watching, answers, rng = threading.Event(), [], random.Random(8)
+
+    def answer(state: dict[str, Any]) -> list[Any]:
+        answers.append(state)
+        if len(answers) > 3:
+            watching.wait(5)
+        return [random_move(state, state["player"], rng)]
+
+    bot = WsBot(server, "spectated", answer=answer).run()
+    try:
+        page.goto(server.url + "/")
+        page.wait_for_selector("select.opponent option[value='remote:spectated']", state="attached")
+        page.fill("input[name=max_days]", "8")
+        page.select_option("select.opponent", "remote:spectated")
+        page.click("#add-opponent")
+        page.select_option("select.opponent >> nth=1", "random")
+        page.check("input[name=watch]")
+        page.click("#start")
+        page.wait_for_url("**/game/**")
+        page.wait_for_selector("#pace:not([hidden])")
+        assert page.locator("#pace-where").inner_text() != "" and "Game over" not in page.locator("#banner").inner_text()
+        watching.set()
+        page.select_option("#speed", "4")  # the pace a spectator may choose: reveals and fights linger a quarter
+        page.wait_for_selector("#banner:has-text('Game over')", timeout=120_000)
+        # Live on the game's last step: the status that ends the game can come
+        # before the view of its last moves (the page then catches up again).
+        page.wait_for_function("() => document.getElementById('pace-where').textContent === 'live'"
+                               " && document.querySelector('#table .ect-event-end') !== null")
+        page.click("#pace-back")
+        page.click("#pace-back")
+        where = page.locator("#pace-where").inner_text()
+        total = int(where.rsplit(" ", 1)[1])
+        assert where == f"step {total - 2} of {total}"
+        page.click("#pace-live")
+        page.wait_for_function("() => document.getElementById('pace-where').textContent === 'live'")
+        assert page.errors == []
+    finally:
+        watching.set()
+        bot.close()
+    assert bot.thread is not None
+    bot.thread.join(30)
+    assert len(bot.finals) == 1 and bot.finals[0]["phase"]["name"] == "end", "the connected bot did not play to the end"
 
 
 # ------------------------------------------------------------------ driver connect

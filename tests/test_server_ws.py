@@ -8,7 +8,6 @@ import json
 import random
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,10 +20,9 @@ from driver.game import game_lines
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
-from serverlib import Server, env_with_server, random_move
+from serverlib import TOKEN, Server, WsBot, env_with_server, random_move
 from tournaments.store import Store
 
-TOKEN = "a-secret-token-for-tests"
 # Plain sockets, closed by hand: these clients outlive the statement that opens them.
 pytestmark = pytest.mark.filterwarnings("ignore:connect\\(\\) must be used:DeprecationWarning")
 
@@ -34,39 +32,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     srv = Server(tmp_path_factory.mktemp("ws") / "games.sqlite", "--timeout", "20").start()
     yield srv
     srv.stop()
-
-
-class WsBot:
-    """A bot connected over WebSocket that answers at random (or as told)."""
-
-    def __init__(self, server: Server, name: str, token: str = TOKEN, answer: Any = None) -> None:
-        self.ws = connect(server.ws + "/ws/bot", open_timeout=30)
-        self.ws.send(json.dumps({"name": name, "token": token}))
-        self.welcome = json.loads(self.ws.recv(timeout=30))
-        self.answer = answer
-        self.finals: list[dict[str, Any]] = []
-        self.thread: threading.Thread | None = None
-
-    def run(self, games: int = 1) -> WsBot:
-        def loop() -> None:
-            rng = random.Random(1)
-            try:
-                while len(self.finals) < games:
-                    state = json.loads(self.ws.recv(timeout=60))
-                    if state["phase"]["name"] in ("end", "fault"):
-                        self.finals.append(state)
-                        continue
-                    move = self.answer(state) if self.answer else [random_move(state, state["player"], rng)]
-                    self.ws.send(move if isinstance(move, str) else json.dumps(move))
-            except (ConnectionClosed, TimeoutError):
-                pass
-
-        self.thread = threading.Thread(target=loop, daemon=True)
-        self.thread.start()
-        return self
-
-    def close(self) -> None:
-        self.ws.close()
 
 
 def test_a_connected_bot_plays_our_bot_and_the_game_is_stored(server: Server) -> None:
