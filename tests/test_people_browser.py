@@ -42,6 +42,19 @@ PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1440, "height": 900}
 
 
+def _command(program: str, *args: str) -> None:
+    """A command that plays no game, through its command line in this
+    process (click's runner): a process of its own cost about 0.7 s of CPU
+    to start. Those that play games, or read a pipe, run as programs."""
+    from click.testing import CliRunner
+
+    from arena.cli import driver, ladder_main, tournament_main
+
+    group = {"driver": driver, "ladder": ladder_main, "tournament": tournament_main}[program]
+    done = CliRunner().invoke(group, list(args))
+    assert done.exit_code == 0, f"{program} {' '.join(args)}: {done.output}{done.exception!r}"
+
+
 def _shot(page: Any, name: str, full: bool = False) -> None:
     """ECONOMANCY_SCREENSHOTS=DIR keeps pictures of the pages (docs/ uses them)."""
     where = os.environ.get("ECONOMANCY_SCREENSHOTS")
@@ -149,9 +162,7 @@ def test_4_opening_moves_are_marked_and_think_times_shown(page: Any, game: GameR
                                        trace=compress_lines(game.trace), times=compress_times(game.answer_times),
                                        opening=(1, 0, 0, 0)))
     out = tmp_path / "replay.html"
-    done = subprocess.run([sys.executable, "-c", "from arena.cli import tournament_main; tournament_main()",
-                           "replay", str(db), "1", "-o", str(out)], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
+    _command("tournament", "replay", str(db), "1", "-o", str(out))
     page.goto(out.as_uri() + "#step=0")
     log = page.locator("#log li").all_inner_texts()
     assert log[0].startswith("expert invests 1 (opening move, set by the referee)")
@@ -216,9 +227,7 @@ def test_10_a_trace_cut_mid_line_is_shown_up_to_its_last_whole_line(page: Any, g
     cut = tmp_path / "cut.jsonl"
     cut.write_bytes(data[: data.rfind(b"\n", 0, len(data) // 2) + 40])  # 40 bytes into a line
     out = tmp_path / "cut.html"
-    done = subprocess.run([*DRIVER, "view", str(cut), "-o", str(out)],
-                          capture_output=True, text=True, timeout=120, cwd=ROOT)
-    assert done.returncode == 0, done.stderr
+    _command("driver", "view", str(cut), "-o", str(out))
     page.goto(out.as_uri() + "#end")
     assert page.locator(".ect-event-end h3").inner_text() == "Trace ends"
     assert "cut mid-line" in page.locator(".ect-end-text").inner_text()
@@ -248,8 +257,7 @@ def _report(tmp_path: Path) -> Path:
     done = subprocess.run(cmd + ["round-robin", "--db", str(db), "--games", "3", "--max-days", "15", "--timeout", "30",
                                  "-j", "1", "random", "expert"], capture_output=True, text=True, timeout=600, cwd=ROOT)
     assert done.returncode == 0, done.stderr
-    done = subprocess.run(cmd + ["report", str(db), "-o", str(out)], capture_output=True, text=True, timeout=300, cwd=ROOT)
-    assert done.returncode == 0, done.stderr
+    _command("tournament", "report", str(db), "-o", str(out))
     return out
 
 
@@ -293,9 +301,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 
 
 def test_3_the_lobby_fits_a_phone(server: Any, phone: Any, page: Any) -> None:
-    ladder = [sys.executable, "-c", "from arena.cli import ladder_main; ladder_main()", "add"]
     for name, bot in (("a-bot-with-a-rather-long-name", "random"), ("expert-of-the-ladder", "expert")):
-        subprocess.run([*ladder, name, bot, "--db", str(server.db)], check=True, capture_output=True, timeout=120, cwd=ROOT)
+        _command("ladder", "add", name, bot, "--db", str(server.db))
     phone.goto(server.url + "/")
     phone.wait_for_selector("select.opponent option[value=expert]", state="attached")
     phone.wait_for_function("() => document.querySelectorAll('table.standings tbody tr').length === 2",
