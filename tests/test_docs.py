@@ -312,19 +312,34 @@ def test_directives_are_read_and_a_typo_is_refused(tmp_path: Path) -> None:
     assert to_run("echo nice -n 10 x", d.directives) == "echo nice -n 10 x"
 
 
+_SERVER = """import http.server, signal, sys, time
+signal.signal(signal.SIGINT, signal.SIG_DFL)  # stopped with SIGINT, which a test worker's children inherit ignored
+if sys.argv[1] == "silent":
+    time.sleep(60)
+elif sys.argv[1] == "refused":
+    print(f"serving http://127.0.0.1:{sys.argv[2]}/", flush=True)
+    time.sleep(60)
+else:
+    server = http.server.HTTPServer(("127.0.0.1", 0), http.server.SimpleHTTPRequestHandler)
+    print(f"serving http://127.0.0.1:{server.server_address[1]}/", flush=True)
+    server.serve_forever()
+"""
+
+
 def test_a_background_command_must_say_where_it_serves_and_answer_there(tmp_path: Path) -> None:
     """`background S` waits for the address, not for S seconds: a server that
     says none, or says one where nothing answers, fails; one that serves passes."""
     d, work = Directives(background=2.0), tmp_path / "work"
     work.mkdir()
+    (work / "server.py").write_text(_SERVER)
     with pytest.raises(AssertionError, match="said no http:// address in 2 s"):
-        _run("sleep 30", work, d)
+        _run(f"{sys.executable} server.py silent", work, d)
     with socket.socket() as unused:
         unused.bind(("127.0.0.1", 0))  # bound, not listening: connecting is refused
         port = unused.getsockname()[1]
         with pytest.raises(urllib.error.URLError):
-            _run(f"bash -c 'echo serving http://127.0.0.1:{port}/; sleep 30'", work, d)
-    _run(f"{sys.executable} -u -m http.server 0 --bind 127.0.0.1", work, Directives(background=60.0))
+            _run(f"{sys.executable} server.py refused {port}", work, d)
+    _run(f"{sys.executable} server.py serve", work, Directives(background=60.0))
 
 
 def test_the_docs_show_commands() -> None:
