@@ -15,7 +15,11 @@
 # installed; a bot that cannot start is reported and not installed.
 #
 # Needs Python 3.11+ with venv, a C compiler and the Python headers; the
-# tools go into build/compile/venv (created on first use, reused after).
+# tools go into build/compile/venv (created on first use, reused after),
+# or with ECONOMANCY_COMPILE_TOOLS=DIR into DIR/<key>, shared by every
+# checkout on the machine (CI keeps it between runs): one environment per
+# interpreter, pyproject.toml and compile.sh, rebuilt from nothing when
+# any of them changes or a build of it was cut short.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
@@ -60,20 +64,40 @@ quietly() {
     fi
 }
 
-# 1. Build tools, reinstalled only when the requirements or this recipe change.
-stamp=$(cat "$ROOT/pyproject.toml" "$ROOT/setup.py" "$ROOT/compile.sh" | sha256sum | cut -d' ' -f1)
-if [[ ! -x $PY || $(cat "$VENV/.economancy-stamp" 2>/dev/null) != "$stamp" ]]; then
+# 1. Build tools: the project's dependencies, its `compile` extra and its
+# build requirements, not the project itself (PyInstaller finds our packages
+# through --paths, so that an environment shared by checkouts points into
+# none of them). Made again from nothing when the interpreter, the
+# requirements or this recipe change.
+key=$({ "$PYTHON" -c 'import sys; print(sys.version, sys.executable)'; cat "$ROOT/pyproject.toml" "$ROOT/compile.sh"; } |
+    sha256sum | cut -d' ' -f1)
+if [[ -n ${ECONOMANCY_COMPILE_TOOLS:-} ]]; then
+    TOOLS=$(mkdir -p "$ECONOMANCY_COMPILE_TOOLS" && cd "$ECONOMANCY_COMPILE_TOOLS" && pwd)
+    VENV=$TOOLS/${key:0:16}
+    PY=$VENV/bin/python
+    if command -v flock >/dev/null; then  # checkouts building at once: one makes it, the others wait
+        exec 8>"$TOOLS/.lock"
+        flock 8
+    fi
+fi
+if [[ ! -x $PY || $(cat "$VENV/.economancy-stamp" 2>/dev/null) != "$key" ]]; then
     echo "compile.sh: preparing the build environment in ${VENV#"$ROOT"/}" >&2
+    rm -rf "$VENV"
     quietly "$PYTHON" -m venv "$VENV"
-    # The build requirements too: step 1 runs setup.py in this venv directly.
-    mapfile -t build_requires < <("$PY" -c 'import sys, tomllib
-print("\n".join(tomllib.load(open(sys.argv[1], "rb"))["build-system"]["requires"]))' "$ROOT/pyproject.toml")
+    mapfile -t requires < <("$PY" -c 'import sys, tomllib
+t = tomllib.load(open(sys.argv[1], "rb"))
+print("\n".join(t["build-system"]["requires"] + t["project"]["dependencies"]
+                + t["project"]["optional-dependencies"]["compile"]))' "$ROOT/pyproject.toml")
     # --no-compile: PyInstaller compiles what it bundles itself; bytecode for
     # every installed module (SciPy's, NumPy's, ...) would be work for nothing
     # (11 s of CPU of this step's 22 s, measured in CI's offline install).
-    quietly "$PY" -m pip install --no-compile --disable-pip-version-check "${build_requires[@]}"
-    quietly "$PY" -m pip install --no-compile --disable-pip-version-check -e "$ROOT[compile]"
-    echo "$stamp" >"$VENV/.economancy-stamp"
+    quietly "$PY" -m pip install --no-compile --disable-pip-version-check "${requires[@]}"
+    echo "$key" >"$VENV/.economancy-stamp"
+fi
+if [[ -n ${TOOLS:-} ]]; then
+    touch "$VENV"  # in use: environments of other keys unused for a week are dropped
+    find "$TOOLS" -mindepth 1 -maxdepth 1 -type d ! -path "$VENV" -mtime +7 -exec rm -rf {} +
+    exec 8>&-
 fi
 # The engine's C extension, rebuilt in place if its source changed.
 (cd "$ROOT" && quietly "$PY" setup.py build_ext --inplace)

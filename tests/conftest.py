@@ -124,9 +124,41 @@ def run_order(items: list[pytest.Item], known: dict[str, float]) -> list[pytest.
     return sorted(items, key=lambda item: (-longest[module(item)], -own[item.nodeid]))
 
 
+BROWSER_MODULES = frozenset(f"tests/{name}.py" for name in (
+    "test_people_browser", "test_report_html", "test_server_browser", "test_viewer_browser"))
+"""The modules whose tests use the browser: one test worker runs them all
+(pytest_xdist_make_scheduler), so that one Chromium serves them and their
+modules' fixtures (a game server, a game) are set up once."""
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Every run, serial or not, in run_order's order (tests/durations.tsv)."""
+    """Every run, serial or not, in run_order's order (tests/durations.tsv);
+    a test that uses the browser outside BROWSER_MODULES is refused."""
     items[:] = run_order(items, known_durations())
+    strays = sorted({item.nodeid.split("::", 1)[0] for item in items
+                     if "chromium" in getattr(item, "fixturenames", ())} - BROWSER_MODULES)
+    if strays:
+        raise pytest.UsageError(f"{', '.join(strays)} use the browser: add them to BROWSER_MODULES in tests/conftest.py")
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """pytest-xdist's `load` schedule (tests go out a couple at a time, in
+    run_order's order), except that the browser's tests (BROWSER_MODULES)
+    go to one worker together, first (xdist sends its largest unit first):
+    each worker that took one launched its own Chromium and Playwright
+    (3.4 s of CPU) and set up the modules' game server and game again.
+    (xdist's own `xdist_group` marks are lost under pytest 9, which ignores
+    the node id that xdist rewrites.)"""
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class BrowserTogether(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return "browser" if module in BROWSER_MODULES else nodeid
+
+    return BrowserTogether(config, log)
 
 
 _CPU_LOG = os.environ.get("ECONOMANCY_TEST_CPU")

@@ -11,6 +11,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -18,10 +19,14 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import connect
 
 from protocol.engine import Game, move_to_wire
 
 HOST = "127.0.0.1"
+TOKEN = "a-secret-token-for-tests"
+"""The owner's token of the test bots that connect over WebSocket."""
 
 
 class Server:
@@ -153,3 +158,37 @@ def env_with_server(url: str, token: str | None = None) -> dict[str, str]:
     env = {**os.environ, "ECONOMANCY_SERVER": url}
     env.pop("ECONOMANCY_TOKEN", None)
     return env if token is None else {**env, "ECONOMANCY_TOKEN": token}
+
+
+class WsBot:
+    """A bot connected over WebSocket that answers at random (or as told)."""
+
+    def __init__(self, server: Server, name: str, token: str = TOKEN, answer: Any = None) -> None:
+        """`answer(state)`: the move to send (a list, or a string sent as it is), else a random legal one."""
+        self.ws = connect(server.ws + "/ws/bot", open_timeout=30)
+        self.ws.send(json.dumps({"name": name, "token": token}))
+        self.welcome = json.loads(self.ws.recv(timeout=30))
+        self.answer = answer
+        self.finals: list[dict[str, Any]] = []
+        self.thread: threading.Thread | None = None
+
+    def run(self, games: int = 1) -> WsBot:
+        def loop() -> None:
+            rng = random.Random(1)
+            try:
+                while len(self.finals) < games:
+                    state = json.loads(self.ws.recv(timeout=60))
+                    if state["phase"]["name"] in ("end", "fault"):
+                        self.finals.append(state)
+                        continue
+                    move = self.answer(state) if self.answer else [random_move(state, state["player"], rng)]
+                    self.ws.send(move if isinstance(move, str) else json.dumps(move))
+            except (ConnectionClosed, TimeoutError):
+                pass
+
+        self.thread = threading.Thread(target=loop, daemon=True)
+        self.thread.start()
+        return self
+
+    def close(self) -> None:
+        self.ws.close()

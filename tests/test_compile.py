@@ -1,7 +1,8 @@
 """compile.sh: standalone bot executables that run anywhere, with no venv.
 
 Slow (a PyInstaller build, about 10-60 s once the build tools are cached
-in build/compile/venv; the first run also installs them).
+in build/compile/venv, or ECONOMANCY_COMPILE_TOOLS's folder as in CI; the
+first run also installs them).
 """
 
 from __future__ import annotations

@@ -21,8 +21,9 @@ right before its block or span (invisible on the rendered page):
   exits 3 for a draw);
 - `slow`: only in the slow set (`-m slow`), for commands of minutes;
 - `timeout S`: seconds per command (default 600);
-- `background S`: a server: it must still run after S seconds, and is
-  then stopped (SIGINT);
+- `background S`: a server: within S seconds it must print the http://
+  address it serves, answer a request there and still run; it is then
+  stopped (SIGINT);
 - `clone`: run in a fresh copy of the repository's tracked files, with
   no `.venv` (the quick start);
 - `requires PROGRAM`: skipped where PROGRAM is not on PATH (node);
@@ -41,13 +42,17 @@ from __future__ import annotations
 
 import os
 import re
+import selectors
 import shlex
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -218,8 +223,11 @@ def _run(command: str, work: Path, d: Directives) -> None:
         proc = subprocess.Popen(["bash", "-o", "pipefail", "-c", f"exec {command}"], cwd=work, env=env,
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
         try:
-            time.sleep(d.background)
-            assert proc.poll() is None, f"{command!r} exited with {proc.returncode}:\n" + proc.stdout.read().decode()
+            said = _served_address(proc, d.background)
+            assert said.url, f"{command!r} said no http:// address in {d.background:g} s:\n{said.text}"
+            with urllib.request.urlopen(said.url, timeout=d.background) as page:
+                assert page.status == 200, f"{command!r}: {said.url} answered {page.status}"
+            assert proc.poll() is None, f"{command!r} exited with {proc.returncode}:\n{said.text}"
         finally:
             if proc.poll() is None:
                 os.killpg(proc.pid, signal.SIGINT)
@@ -235,6 +243,38 @@ def _run(command: str, work: Path, d: Directives) -> None:
         f"{command!r} exited with {done.returncode}\n--- stdout\n{done.stdout.decode(errors='replace')[-3000:]}"
         f"\n--- stderr\n{done.stderr.decode(errors='replace')[-3000:]}"
     )
+
+
+@dataclass
+class Served:
+    """What a server printed until it said where it serves (`url`, "" if it never did)."""
+
+    url: str
+    text: str
+
+
+_URL = re.compile(rb"http://[\w.:\[\]-]+/?")
+
+
+def _served_address(proc: subprocess.Popen[bytes], seconds: float) -> Served:
+    """Read the server's output until it prints an http:// address, for at
+    most `seconds`: the server is waited for as long as it takes to start,
+    not a fixed time (a fixed sleep was 15 s a command)."""
+    assert proc.stdout is not None
+    os.set_blocking(proc.stdout.fileno(), False)
+    out, deadline = b"", time.monotonic() + seconds
+    with selectors.DefaultSelector() as sel:
+        sel.register(proc.stdout, selectors.EVENT_READ)
+        while (left := deadline - time.monotonic()) > 0:
+            if not sel.select(left):
+                break
+            chunk = proc.stdout.read()
+            if not chunk:  # the server ended
+                break
+            out += chunk
+            if m := _URL.search(out):
+                return Served(m.group().decode(), out.decode(errors="replace"))
+    return Served("", out.decode(errors="replace"))
 
 
 @pytest.fixture
@@ -270,6 +310,36 @@ def test_directives_are_read_and_a_typo_is_refused(tmp_path: Path) -> None:
     assert to_run("nice -n 10 .venv/bin/python bench/x.py --games 50", d.directives) == (
         ".venv/bin/python bench/x.py --games 4")
     assert to_run("echo nice -n 10 x", d.directives) == "echo nice -n 10 x"
+
+
+_SERVER = """import http.server, signal, sys, time
+signal.signal(signal.SIGINT, signal.SIG_DFL)  # stopped with SIGINT, which a test worker's children inherit ignored
+if sys.argv[1] == "silent":
+    time.sleep(60)
+elif sys.argv[1] == "refused":
+    print(f"serving http://127.0.0.1:{sys.argv[2]}/", flush=True)
+    time.sleep(60)
+else:
+    server = http.server.HTTPServer(("127.0.0.1", 0), http.server.SimpleHTTPRequestHandler)
+    print(f"serving http://127.0.0.1:{server.server_address[1]}/", flush=True)
+    server.serve_forever()
+"""
+
+
+def test_a_background_command_must_say_where_it_serves_and_answer_there(tmp_path: Path) -> None:
+    """`background S` waits for the address, not for S seconds: a server that
+    says none, or says one where nothing answers, fails; one that serves passes."""
+    d, work = Directives(background=2.0), tmp_path / "work"
+    work.mkdir()
+    (work / "server.py").write_text(_SERVER)
+    with pytest.raises(AssertionError, match="said no http:// address in 2 s"):
+        _run(f"{sys.executable} server.py silent", work, d)
+    with socket.socket() as unused:
+        unused.bind(("127.0.0.1", 0))  # bound, not listening: connecting is refused
+        port = unused.getsockname()[1]
+        with pytest.raises(urllib.error.URLError):
+            _run(f"{sys.executable} server.py refused {port}", work, d)
+    _run(f"{sys.executable} server.py serve", work, Directives(background=60.0))
 
 
 def test_the_docs_show_commands() -> None:

@@ -14,9 +14,11 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import random
 import re
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -38,6 +40,19 @@ BOTS = Path(__file__).resolve().parent / "bots"
 DRIVER = [sys.executable, "-m", "arena.cli"]
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1440, "height": 900}
+
+
+def _command(program: str, *args: str) -> None:
+    """A command that plays no game, through its command line in this
+    process (click's runner): a process of its own cost about 0.7 s of CPU
+    to start. Those that play games, or read a pipe, run as programs."""
+    from click.testing import CliRunner
+
+    from arena.cli import driver, ladder_main, tournament_main
+
+    group = {"driver": driver, "ladder": ladder_main, "tournament": tournament_main}[program]
+    done = CliRunner().invoke(group, list(args))
+    assert done.exit_code == 0, f"{program} {' '.join(args)}: {done.output}{done.exception!r}"
 
 
 def _shot(page: Any, name: str, full: bool = False) -> None:
@@ -147,9 +162,7 @@ def test_4_opening_moves_are_marked_and_think_times_shown(page: Any, game: GameR
                                        trace=compress_lines(game.trace), times=compress_times(game.answer_times),
                                        opening=(1, 0, 0, 0)))
     out = tmp_path / "replay.html"
-    done = subprocess.run([sys.executable, "-c", "from arena.cli import tournament_main; tournament_main()",
-                           "replay", str(db), "1", "-o", str(out)], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
+    _command("tournament", "replay", str(db), "1", "-o", str(out))
     page.goto(out.as_uri() + "#step=0")
     log = page.locator("#log li").all_inner_texts()
     assert log[0].startswith("expert invests 1 (opening move, set by the referee)")
@@ -214,9 +227,7 @@ def test_10_a_trace_cut_mid_line_is_shown_up_to_its_last_whole_line(page: Any, g
     cut = tmp_path / "cut.jsonl"
     cut.write_bytes(data[: data.rfind(b"\n", 0, len(data) // 2) + 40])  # 40 bytes into a line
     out = tmp_path / "cut.html"
-    done = subprocess.run([*DRIVER, "view", str(cut), "-o", str(out)],
-                          capture_output=True, text=True, timeout=120, cwd=ROOT)
-    assert done.returncode == 0, done.stderr
+    _command("driver", "view", str(cut), "-o", str(out))
     page.goto(out.as_uri() + "#end")
     assert page.locator(".ect-event-end h3").inner_text() == "Trace ends"
     assert "cut mid-line" in page.locator(".ect-end-text").inner_text()
@@ -246,8 +257,7 @@ def _report(tmp_path: Path) -> Path:
     done = subprocess.run(cmd + ["round-robin", "--db", str(db), "--games", "3", "--max-days", "15", "--timeout", "30",
                                  "-j", "1", "random", "expert"], capture_output=True, text=True, timeout=600, cwd=ROOT)
     assert done.returncode == 0, done.stderr
-    done = subprocess.run(cmd + ["report", str(db), "-o", str(out)], capture_output=True, text=True, timeout=300, cwd=ROOT)
-    assert done.returncode == 0, done.stderr
+    _command("tournament", "report", str(db), "-o", str(out))
     return out
 
 
@@ -291,9 +301,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 
 
 def test_3_the_lobby_fits_a_phone(server: Any, phone: Any, page: Any) -> None:
-    ladder = [sys.executable, "-c", "from arena.cli import ladder_main; ladder_main()", "add"]
     for name, bot in (("a-bot-with-a-rather-long-name", "random"), ("expert-of-the-ladder", "expert")):
-        subprocess.run([*ladder, name, bot, "--db", str(server.db)], check=True, capture_output=True, timeout=120, cwd=ROOT)
+        _command("ladder", "add", name, bot, "--db", str(server.db))
     phone.goto(server.url + "/")
     phone.wait_for_selector("select.opponent option[value=expert]", state="attached")
     phone.wait_for_function("() => document.querySelectorAll('table.standings tbody tr').length === 2",
@@ -431,29 +440,58 @@ def test_a_person_who_lets_the_clock_run_out_is_warned_and_invests_nothing(serve
     assert page.errors == []
 
 
+@pytest.mark.filterwarnings("ignore:connect\\(\\) must be used:DeprecationWarning")
 def test_a_spectator_steps_back_and_returns_to_live(server: Any, page: Any) -> None:
-    # A champion thinks for its budget at every move, so the page is watching
-    # before the game ends (expert and random could finish before it loads).
-    page.goto(server.url + "/")
-    page.wait_for_selector("select.opponent option[value=champion]", state="attached")
-    page.fill("input[name=max_days]", "8")
-    page.select_option("select.opponent", "champion")
-    page.click("#add-opponent")
-    page.select_option("select.opponent >> nth=1", "random")
-    page.check("input[name=watch]")
-    page.click("#start")
-    page.wait_for_url("**/game/**")
-    page.wait_for_selector("#pace:not([hidden])")
-    page.wait_for_selector("#banner:has-text('Game over')", timeout=120_000)
-    page.wait_for_function("() => document.getElementById('pace-where').textContent === 'live'")
-    page.click("#pace-back")
-    page.click("#pace-back")
-    where = page.locator("#pace-where").inner_text()
-    total = int(where.rsplit(" ", 1)[1])
-    assert where == f"step {total - 2} of {total}"
-    page.click("#pace-live")
-    page.wait_for_function("() => document.getElementById('pace-where').textContent === 'live'")
-    assert page.errors == []
+    """The page must be watching before the game ends (a game of expert and
+    random could end before it loads): one seat is a bot connected over
+    WebSocket that, after its first three answers, holds each answer until
+    the page watches (up to 5 s a move, within the server's 10 s), then
+    answers at once. A champion thinking its budget at every move did this
+    before, at 10 s of CPU and 40 s of wall clock."""
+    from serverlib import WsBot, random_move
+
+    watching, answers, rng = threading.Event(), [], random.Random(8)
+
+    def answer(state: dict[str, Any]) -> list[Any]:
+        answers.append(state)
+        if len(answers) > 3:
+            watching.wait(5)
+        return [random_move(state, state["player"], rng)]
+
+    bot = WsBot(server, "spectated", answer=answer).run()
+    try:
+        page.goto(server.url + "/")
+        page.wait_for_selector("select.opponent option[value='remote:spectated']", state="attached")
+        page.fill("input[name=max_days]", "8")
+        page.select_option("select.opponent", "remote:spectated")
+        page.click("#add-opponent")
+        page.select_option("select.opponent >> nth=1", "random")
+        page.check("input[name=watch]")
+        page.click("#start")
+        page.wait_for_url("**/game/**")
+        page.wait_for_selector("#pace:not([hidden])")
+        assert page.locator("#pace-where").inner_text() != "" and "Game over" not in page.locator("#banner").inner_text()
+        watching.set()
+        page.select_option("#speed", "4")  # the pace a spectator may choose: reveals and fights linger a quarter
+        page.wait_for_selector("#banner:has-text('Game over')", timeout=120_000)
+        # Live on the game's last step: the status that ends the game can come
+        # before the view of its last moves (the page then catches up again).
+        page.wait_for_function("() => document.getElementById('pace-where').textContent === 'live'"
+                               " && document.querySelector('#table .ect-event-end') !== null")
+        page.click("#pace-back")
+        page.click("#pace-back")
+        where = page.locator("#pace-where").inner_text()
+        total = int(where.rsplit(" ", 1)[1])
+        assert where == f"step {total - 2} of {total}"
+        page.click("#pace-live")
+        page.wait_for_function("() => document.getElementById('pace-where').textContent === 'live'")
+        assert page.errors == []
+    finally:
+        watching.set()
+        bot.close()
+    assert bot.thread is not None
+    bot.thread.join(30)
+    assert len(bot.finals) == 1 and bot.finals[0]["phase"]["name"] == "end", "the connected bot did not play to the end"
 
 
 # ------------------------------------------------------------------ driver connect

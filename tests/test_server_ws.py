@@ -8,7 +8,6 @@ import json
 import random
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,10 +20,9 @@ from driver.game import game_lines
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
-from serverlib import Server, env_with_server, random_move
+from serverlib import TOKEN, Server, WsBot, env_with_server, random_move
 from tournaments.store import Store
 
-TOKEN = "a-secret-token-for-tests"
 # Plain sockets, closed by hand: these clients outlive the statement that opens them.
 pytestmark = pytest.mark.filterwarnings("ignore:connect\\(\\) must be used:DeprecationWarning")
 
@@ -34,39 +32,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     srv = Server(tmp_path_factory.mktemp("ws") / "games.sqlite", "--timeout", "20").start()
     yield srv
     srv.stop()
-
-
-class WsBot:
-    """A bot connected over WebSocket that answers at random (or as told)."""
-
-    def __init__(self, server: Server, name: str, token: str = TOKEN, answer: Any = None) -> None:
-        self.ws = connect(server.ws + "/ws/bot", open_timeout=30)
-        self.ws.send(json.dumps({"name": name, "token": token}))
-        self.welcome = json.loads(self.ws.recv(timeout=30))
-        self.answer = answer
-        self.finals: list[dict[str, Any]] = []
-        self.thread: threading.Thread | None = None
-
-    def run(self, games: int = 1) -> WsBot:
-        def loop() -> None:
-            rng = random.Random(1)
-            try:
-                while len(self.finals) < games:
-                    state = json.loads(self.ws.recv(timeout=60))
-                    if state["phase"]["name"] in ("end", "fault"):
-                        self.finals.append(state)
-                        continue
-                    move = self.answer(state) if self.answer else [random_move(state, state["player"], rng)]
-                    self.ws.send(move if isinstance(move, str) else json.dumps(move))
-            except (ConnectionClosed, TimeoutError):
-                pass
-
-        self.thread = threading.Thread(target=loop, daemon=True)
-        self.thread.start()
-        return self
-
-    def close(self) -> None:
-        self.ws.close()
 
 
 def test_a_connected_bot_plays_our_bot_and_the_game_is_stored(server: Server) -> None:
@@ -403,23 +368,39 @@ def test_reservations_per_client_are_bounded(server: Server) -> None:
         bot.close()
 
 
+def _remote_command(bot: str, url: str, token: str | None = TOKEN) -> subprocess.Popen[bytes]:
+    return subprocess.Popen([sys.executable, "-c", "from arena.cli import driver_main; driver_main()", "run", bot,
+                             "random", "--max-days", "3"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=env_with_server(url, token))
+
+
 def _run_remote(bot: str, url: str, token: str | None = TOKEN) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([sys.executable, "-c", "from arena.cli import driver_main; driver_main()", "run", bot, "random",
-                           "--max-days", "3"], capture_output=True, env=env_with_server(url, token), timeout=120)
+    return _finished(_remote_command(bot, url, token))
+
+
+def _finished(proc: subprocess.Popen[bytes]) -> subprocess.CompletedProcess[bytes]:
+    try:
+        out, err = proc.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
 
 def test_driver_run_with_no_server_or_no_such_bot_fails_soon_and_says_why(server: Server) -> None:
+    """Three of the four wait out the relay's grace (10 s) for a server or
+    a bot that may yet come: they run at once."""
     from serverlib import free_port
 
-    run = _run_remote("remote:ghost", f"http://127.0.0.1:{free_port()}")
-    assert run.returncode == 4 and b"cannot reach http://127.0.0.1:" in run.stderr, run.stderr
-    run = _run_remote("remote:ghost", server.url)
-    assert run.returncode == 4 and b"no bot 'ghost' has ever connected" in run.stderr, run.stderr
     WsBot(server, "gone").close()
-    run = _run_remote("remote:gone", server.url)
-    assert run.returncode == 4 and b"remote bot 'gone' is not connected" in run.stderr, run.stderr
-    run = _run_remote("remote:gone", server.url, token=None)
-    assert run.returncode == 4 and b"set ECONOMANCY_TOKEN" in run.stderr, run.stderr
+    runs = [_remote_command("remote:ghost", f"http://127.0.0.1:{free_port()}"),
+            _remote_command("remote:ghost", server.url), _remote_command("remote:gone", server.url),
+            _remote_command("remote:gone", server.url, token=None)]
+    unreachable, never, gone, no_token = map(_finished, runs)
+    assert unreachable.returncode == 4 and b"cannot reach http://127.0.0.1:" in unreachable.stderr, unreachable.stderr
+    assert never.returncode == 4 and b"no bot 'ghost' has ever connected" in never.stderr, never.stderr
+    assert gone.returncode == 4 and b"remote bot 'gone' is not connected" in gone.stderr, gone.stderr
+    assert no_token.returncode == 4 and b"set ECONOMANCY_TOKEN" in no_token.stderr, no_token.stderr
 
 
 def test_a_game_waits_for_a_busy_remote_bot_within_its_wait_and_says_so(server: Server) -> None:
