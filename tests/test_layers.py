@@ -133,3 +133,6 @@ def test_a_console_script_imports_only_what_its_command_needs() -> None:
     assert loaded("driver_main") == loaded("driver") == set()
     assert {"tournaments.cli", "exploit.cli"} & loaded("tournament_main") == {"tournaments.cli"}
     assert loaded("exploit_main") >= {"exploit.cli"} and "tournaments.cli" not in loaded("evolve")
+    # The tournaments' NumPy only where ratings are fitted (tournaments.standings): a `tournament` or
+    # `ladder` command that plays no game (add, list, --help) started 0.14 s of CPU sooner without it.
+    assert "numpy" not in loaded("tournament_main") | loaded("ladder_main")

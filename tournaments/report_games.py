@@ -31,7 +31,6 @@ from pathlib import Path
 
 from tournaments.outcomes import Result, seat_outcome
 from tournaments.report_charts import bar_chart, line_chart, stacked_bars
-from tournaments.stats.plackett_luce import ratings
 from tournaments.store import GameRecord, Store
 from viewer.model import Replay, TraceError, build_replay, visible
 
@@ -356,6 +355,8 @@ def _score(result: Result, seat: int) -> float:
 
 def ratings_over_time(facts: Sequence[GameFacts], points: int = 24) -> str:
     """Elo of each bot refitted on the first k games, at up to `points` values of k."""
+    from tournaments.stats.plackett_luce import ratings  # numpy: only where ratings are fitted (tournaments.standings)
+
     if len(facts) < 2:
         return "<p>Not enough games yet.</p>"
     results = [f.result for f in facts]

@@ -11,13 +11,15 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from common.text import printable
 from tournaments.outcomes import seat_outcome
 from tournaments.stats.crosstable import Cell, crosstable
 from tournaments.stats.elo import finite_or_none, interval_text
-from tournaments.stats.plackett_luce import Rating, ratings
+
+if TYPE_CHECKING:
+    from tournaments.stats.plackett_luce import Rating
 
 SIGNIFICANT = "*"
 """The mark of a result whose 95% interval excludes an even score, in every format."""
@@ -113,6 +115,11 @@ def compute(games: Iterable[Any], names: Sequence[str] | None = None) -> Standin
         n: Record(n, sum(c.values()), c["win"], c["draw"], c["loss"], c["forfeit"])
         for n, c in counts.items()
     }
+    # numpy only here, where standings are computed: every command that
+    # imports this module (the CLIs, for their types) would pay 0.3-0.5 s of
+    # CPU at start-up for it, games played or not.
+    from tournaments.stats.plackett_luce import ratings
+
     rated = {r.name: r for r in ratings(results, names)}
     order = sorted(names, key=lambda n: -rated[n].elo)
     return Standings(

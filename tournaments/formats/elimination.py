@@ -22,7 +22,6 @@ from tournaments.result import TournamentResult
 from tournaments.runner import Context, GamePlan, make_plan, open_tournament, run
 from tournaments.schedule import Seatings
 from tournaments.standings import compute
-from tournaments.stats.plackett_luce import ratings
 from tournaments.store import GameRecord, Store, TournamentRow
 
 
@@ -137,6 +136,8 @@ def _seed(
     plan: GamePlan,
 ) -> tuple[list[int], str, int]:
     """Entrant positions best first, how they were found, games played for it."""
+    from tournaments.stats.plackett_luce import ratings  # numpy: only where ratings are fitted (tournaments.standings)
+
     names = [e.name for e in entrants]
     if len(entrants) <= players:
         return list(range(len(entrants))), "entry order (one table)", 0
