@@ -28,9 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bots.search.evaluation import CHAMPION_WEIGHTS_FILE, Weights, load_weights, save_weights  # noqa: E402
 from bots.search.train import parse_setting  # noqa: E402
-from driver.botspec import BotSpecError  # noqa: E402
-from exploit.matches import Match, play_match, tally  # noqa: E402
-from exploit.target import resolve_target  # noqa: E402
+from exploit.matches import Match, play_match, tally, unplayable  # noqa: E402
 from tournaments.make_suites import SUITES  # noqa: E402
 from tournaments.openings import suite_name  # noqa: E402
 
@@ -71,12 +69,9 @@ def main() -> None:
     options = parser.parse_args()
     if options.openings < 1 or options.time <= 0:
         parser.error("--openings and --time must be positive")
-    try:
-        ours = resolve_target(options.opponent).inprocess
-    except BotSpecError as problem:
+    problem = unplayable(options.opponent)
+    if problem is not None:
         parser.error(f"--opponent: {problem}")
-    if not ours:
-        parser.error(f"--opponent: {options.opponent!r} is not one of our bots (the games are played in-process)")
     cards = "base" if options.base else "simple"
     group = options.out / f"{options.opponent.split()[0]}-{cards}-{options.time:g}s"
     group.mkdir(parents=True, exist_ok=True)

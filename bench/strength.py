@@ -41,9 +41,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from driver.botspec import BotSpecError  # noqa: E402
-from exploit.matches import Match, play_match, records, tally  # noqa: E402
-from exploit.target import resolve_target  # noqa: E402
+from exploit.matches import Match, play_match, records, tally, unplayable  # noqa: E402
 from tournaments import PlayOptions, Store, round_robin  # noqa: E402
 from tournaments.make_suites import SUITES  # noqa: E402
 from tournaments.openings import suite_name  # noqa: E402
@@ -238,12 +236,9 @@ def main() -> None:
     parser.add_argument("--champion", default=CHAMPION, metavar="TEXT",
                         help="the champion's command in its in-process pairings (default %(default)r)")
     options = parser.parse_args()
-    try:
-        ours = resolve_target(options.champion).inprocess
-    except BotSpecError as problem:
+    problem = unplayable(options.champion)
+    if problem is not None:
         parser.error(f"--champion: {problem}")
-    if not ours:
-        parser.error(f"--champion: {options.champion!r} is not one of our bots (its games are played in-process)")
     matches = champion_matches(options.champion)
     chosen = PAIRINGS
     champion = list(CHAMPION_MATCHES)
