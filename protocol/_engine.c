@@ -775,7 +775,7 @@ static Move random_move(State *s, int p, uint64_t *rng)
 /* Would card `c` (attacking) make every possible defending card of every
    opponent faint, without fainting itself? (Opponents unable to defend
    are eliminated by any attack, so they never spoil it.) */
-static int sure_attack(const State *s, int me, int c)
+int sure_attack(const State *s, int me, int c)
 {
     const CardInfo *ac = &CARDS[c];
     for (int j = 0; j < s->np; j++) {

@@ -31,7 +31,7 @@ defended before our step reads a coin short.)
 
 from __future__ import annotations
 
-from protocol.cards import ATK, ATTACKS, DEF, DEFENDS
+from bots.expert import safe_attackers
 from protocol.engine import INVESTING, Game
 
 __all__ = ["BidModel", "holds_sure_attack"]
@@ -39,14 +39,9 @@ __all__ = ["BidModel", "holds_sure_attack"]
 
 def holds_sure_attack(game: Game, p: int) -> bool:
     """Whether p holds a card that attacks and beats every card of every
-    other player still in that can defend, without fainting (at an
-    investing step no card has been used). protocol/search/mcts.c has
-    the same test."""
-    defenders = [card for q in range(game.n_players) if q != p for card, _ in game.cards(q)
-                 if DEF[card] is not None and DEFENDS[card] > 0]
-    return any(
-        ATTACKS[card] > 0 and all((ATK[card] or 0) > (DEF[d] or 0) and (ATK[d] or 0) <= (DEF[card] or 0) for d in defenders)
-        for card, _ in game.cards(p))
+    opponent still in that can defend, without fainting (`expert`'s safe
+    attackers; protocol/search/mcts.c asks the engine's sure_attack)."""
+    return bool(safe_attackers(game, p))
 
 
 class BidModel:

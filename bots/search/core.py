@@ -333,8 +333,8 @@ class Mcts:
         self.core.reset()
 
     def search(self, game: Game, me: int, budget: Budget, passive: Sequence[float] | None = None) -> Outcome:
-        """`passive`: each player's chance of bidding 0 while it holds an
-        attacker, played in the tree instead of searched (bots.search.bids)."""
+        """`passive`: each player's chance of bidding 0 while it holds a sure
+        attack, played in the tree instead of searched (bots.search.bids)."""
         if budget.seconds is None and budget.iterations is None:
             raise ValueError("give a time or an iteration budget")
         seconds, wall = _limits(budget)

@@ -320,25 +320,12 @@ static void playout(MctsObject *t, State *s)
 
 /* Whether p holds a card that attacks and beats every card able to defend
    against it, without fainting (the engine's sure_attack): the attack a
-   player bids for if it bids at all. At investing every use is 0. */
+   player bids for if it bids at all. */
 static int holds_sure_attack(const State *s, int p)
 {
     for (int i = 0; i < s->pl[p].n; i++) {
-        const CardInfo *a = &CARDS[s->pl[p].id[i]];
-        if (a->attacks <= 0 || a->atk < 0)
-            continue;
-        int sure = 1;
-        for (int j = 0; j < s->np && sure; j++) {
-            if (j == p || !alive(s, j))
-                continue;
-            const Player *d = &s->pl[j];
-            for (int k = 0; k < d->n && sure; k++) {
-                const CardInfo *dc = &CARDS[d->id[k]];
-                if (can_defend_card(d, k) && (a->atk <= dc->def || dc->atk > a->def))
-                    sure = 0;
-            }
-        }
-        if (sure)
+        int c = s->pl[p].id[i];
+        if (CARDS[c].attacks > 0 && sure_attack(s, p, c))
             return 1;
     }
     return 0;
