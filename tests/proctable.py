@@ -52,6 +52,42 @@ def wait_for_marked(mark: str, at_least: int, timeout: float = 60.0) -> list[int
         time.sleep(0.05)
 
 
+def wait_until_answered(mark: str, script: str, timeout: float = 60.0) -> bool:
+    """Wait until the marked process running `script` has written to its
+    standard output and its reader (the referee) has taken every byte of
+    it from the pipe; False if that cannot be seen within `timeout`.
+
+    Processes running is not the same as a bot having answered: a loaded
+    machine may start every process long before the first answer comes.
+    The pipe is reopened through /proc to ask how much is still unread."""
+    import fcntl
+    import termios
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for pid in marked_processes(mark):
+            try:
+                cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+                if not any(arg.endswith(script.encode()) for arg in cmdline):
+                    continue
+                written = dict(
+                    line.split(": ") for line in Path(f"/proc/{pid}/io").read_text().splitlines()
+                )
+                if int(written["wchar"]) == 0:
+                    continue
+                fd = os.open(f"/proc/{pid}/fd/1", os.O_RDONLY | os.O_NONBLOCK)
+                try:
+                    unread = fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0")
+                finally:
+                    os.close(fd)
+                if int.from_bytes(unread, "little") == 0:
+                    return True
+            except (OSError, KeyError, ValueError):
+                continue
+        time.sleep(0.05)
+    return False
+
+
 def wait_until_gone(mark: str, timeout: float = 20.0) -> list[int]:
     """Wait until no marked process is left; returns those still there."""
     deadline = time.monotonic() + timeout

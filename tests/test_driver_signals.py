@@ -7,12 +7,20 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import orjson
 import pytest
 
-from proctable import MARK_VARIABLE, default_signals, new_mark, wait_for_marked, wait_until_gone
+from proctable import (
+    MARK_VARIABLE,
+    default_signals,
+    new_mark,
+    wait_for_marked,
+    wait_until_answered,
+    wait_until_gone,
+)
 from users import User, user  # noqa: F401  (fixture)
 
 # The driver, the simple bot and its init, the hanging bot, its init, its
@@ -39,11 +47,15 @@ def _start(user: User, trace: Path, mark: str, *args: str) -> subprocess.Popen[b
 
 def _signal_mid_game(user: User, trace: Path, mark: str, sig: int, *args: str) -> tuple[int, str]:  # noqa: F811
     """Start a game that cannot end by itself, signal the driver once all
-    its processes run; (exit status, its standard error)."""
+    its processes run and seat 0 has answered its first state (the referee
+    has read the answer); (exit status, its standard error)."""
     proc = _start(user, trace, mark, *args)
     try:
         started = wait_for_marked(mark, PROCESSES)
         assert len(started) >= PROCESSES, f"only {len(started)} processes started"
+        assert wait_until_answered(mark, "simple.py"), "seat 0 never answered"
+        # The referee has the answer's bytes; give it a moment to record them.
+        time.sleep(0.3)
         proc.send_signal(sig)
         _, err = proc.communicate(timeout=120)
     finally:
