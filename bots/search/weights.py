@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 __all__ = ["FEATURES", "Weights", "DEFAULT_WEIGHTS_FILE", "CHAMPION_WEIGHTS_FILE", "CHAMPION_V1_WEIGHTS_FILE", "load_weights", "save_weights",
-           "load_note"]
+           "load_note", "weights_from_json", "weights_to_json"]
 
 FEATURES: tuple[str, ...] = (
     "points",
@@ -101,21 +101,31 @@ def _weights_json(path: str | None, packaged: str = DEFAULT_WEIGHTS_FILE) -> dic
     return data
 
 
+def weights_from_json(data: dict[str, Any]) -> Weights:
+    """The weights of a weights file's JSON object; KeyError, TypeError or
+    ValueError if it is not one."""
+    return Weights.from_dict(data["weights"], float(data.get("scale", 10.0)))
+
+
+def weights_to_json(weights: Weights, note: str) -> dict[str, Any]:
+    """A weights file's JSON object: `weights` with a note of how they were made."""
+    return {"weights": weights.as_dict(), "scale": weights.scale, "note": note}
+
+
 def load_weights(path: str | None = None, packaged: str = DEFAULT_WEIGHTS_FILE) -> Weights:
     """The weights in the JSON file at `path`, or if None the shipped file
     `packaged` (one of the *_WEIGHTS_FILE names above)."""
     data = _weights_json(path, packaged)
     try:
-        return Weights.from_dict(data["weights"], float(data.get("scale", 10.0)))
+        return weights_from_json(data)
     except (KeyError, TypeError, ValueError) as problem:
         raise ValueError(f"{path or packaged}: not a weights file ({problem})") from None
 
 
 def save_weights(weights: Weights, path: str, note: str) -> None:
     """Write `weights` with a note of how they were made."""
-    data = {"weights": weights.as_dict(), "scale": weights.scale, "note": note}
     with open(path, "w", encoding="utf-8") as handle:
-        json.dump(data, handle, indent=2)
+        json.dump(weights_to_json(weights, note), handle, indent=2)
         handle.write("\n")
 
 
