@@ -793,6 +793,29 @@ int sure_attack(const State *s, int me, int c)
     return 1;
 }
 
+/* Whether j's copies of attacking card c destroy p's defenders one by one:
+   no card of p able to defend survives c, and j holds more copies of c
+   than p holds cards that kill it (each such card trades with one copy).
+   With no such card it is sure_attack against p. */
+static int outnumbers(const State *s, int j, int p, int c)
+{
+    const CardInfo *ac = &CARDS[c];
+    const Player *d = &s->pl[p];
+    int killers = 0, copies = 0;
+    for (int i = 0; i < d->n; i++) {
+        if (!can_defend_card(d, i))
+            continue;
+        const CardInfo *dc = &CARDS[d->id[i]];
+        if (ac->atk <= dc->def)
+            return 0; /* it survives every copy */
+        if (dc->atk > ac->def)
+            killers++;
+    }
+    for (int i = 0; i < s->pl[j].n; i++)
+        copies += s->pl[j].id[i] == c;
+    return copies > killers;
+}
+
 /* Order in which the heuristic buys: points first, then income and
    strong fighters. */
 static const int BUY_ORDER[] = {2, 13, 8, 11, 7, 6, 12, 10, 1, 3, 9, 4, 5};
@@ -801,7 +824,19 @@ static const int BUY_ORDER[] = {2, 13, 8, 11, 7, 6, 12, 10, 1, 3, 9, 4, 5};
  * Policy 1, a light heuristic clearly stronger than random:
  * - invest (one more than the richest opponent, if affordable) only when
  *   one of its cards can attack and beats every card able to defend
- *   against it without fainting (sure_attack); otherwise invest 0;
+ *   against it without fainting (sure_attack); otherwise invest 0, or,
+ *   given each player's `aggression` (heuristic_move_deny: its chance of
+ *   bidding for a sure attack it holds; the champion's bid model), when an
+ *   opponent threatens it (copies of an attacking card that no defender
+ *   survives, more of them than its cards that kill one: `outnumbers`),
+ *   match the purse of the richest such opponent if it can (a shared
+ *   highest bid: nobody attacks), with that opponent's aggression as the
+ *   chance. The match is the price an
+ *   attacker that does bid makes the threatened pay day after day, coins
+ *   it cannot spend on its economy: without it a playout let a Ghost
+ *   stand against no Ghost-killer for free, and the champion's MCTS bought
+ *   Workers where a Bubble or a Ghost was needed (docs/bots.md, "Against
+ *   alphabeta-v1, and denying in the playouts");
  * - attack only with such a card (the strongest), else stop;
  * - defend with a card that survives and preferably makes the attacker
  *   faint; failing that, sacrifice the cheapest defending card;
@@ -813,7 +848,9 @@ static const int BUY_ORDER[] = {2, 13, 8, 11, 7, 6, 12, 10, 1, 3, 9, 4, 5};
  *   two heuristic players do not mirror each other into a draw.
  */
 #define EXPLORE 16
-Move heuristic_move(State *s, int p, uint64_t *rng)
+Move heuristic_move(State *s, int p, uint64_t *rng) { return heuristic_move_deny(s, p, rng, NULL); }
+
+Move heuristic_move_deny(State *s, int p, uint64_t *rng, const double *aggression)
 {
     if (rng_below(rng, EXPLORE) == 0)
         return random_move(s, p, rng);
@@ -824,6 +861,33 @@ Move heuristic_move(State *s, int p, uint64_t *rng)
         for (int i = 0; i < pl->n; i++)
             if (CARDS[pl->id[i]].attacks > 0 && sure_attack(s, p, pl->id[i]))
                 good = 1;
+        if (!good && aggression) {
+            /* Deny: match the purse of the richest opponent whose attackers
+               outnumber our answers to them, when ours is at least as large (a
+               shared highest bid: nobody attacks), with that opponent's
+               aggression as the chance. */
+            int threat = -1;
+            for (int j = 0; j < s->np; j++) {
+                if (j == p || !alive(s, j))
+                    continue;
+                const Player *o = &s->pl[j];
+                for (int i = 0; i < o->n; i++)
+                    if (CARDS[o->id[i]].attacks > 0 && outnumbers(s, j, p, o->id[i])) {
+                        if (threat < 0 || num_cmp(o->coins, o->big, s->pl[threat].coins, s->pl[threat].big) > 0)
+                            threat = j;
+                        break;
+                    }
+            }
+            if (threat < 0 || aggression[threat] <= 0 ||
+                (aggression[threat] < 1 && (double)(rng_next(rng) >> 11) * 0x1.0p-53 >= aggression[threat]))
+                return MOVE(0);
+            const Player *t = &s->pl[threat];
+            if (num_cmp(t->coins, t->big, pl->coins, pl->big) > 0)
+                return MOVE(0); /* cannot match them */
+            if (!t->big)
+                return MOVE(t->coins);
+            return move_of(s, num_obj(t->coins, t->big));
+        }
         if (!good)
             return MOVE(0);
         int richest = -1; /* the richest opponent, compared exactly */
@@ -900,13 +964,18 @@ Move heuristic_move(State *s, int p, uint64_t *rng)
    (random) or 1 (heuristic). Returns the moves played. */
 uint64_t run_playout_until(State *s, uint64_t seed, const int *policies, int64_t stop_days)
 {
+    return run_playout_deny(s, seed, policies, stop_days, NULL);
+}
+
+uint64_t run_playout_deny(State *s, uint64_t seed, const int *policies, int64_t stop_days, const double *aggression)
+{
     uint64_t rng = seed, n = 0;
     while (s->phase != END && s->phase != FAULT && s->days_played < stop_days) {
         unsigned m = pending_mask(s);
         if (!m) /* cannot happen in a valid state; never spin */
             break;
         int p = __builtin_ctz(m);
-        Move mv = policies[p] ? heuristic_move(s, p, &rng) : random_move(s, p, &rng);
+        Move mv = policies[p] ? heuristic_move_deny(s, p, &rng, aggression) : random_move(s, p, &rng);
         /* An illegal move cannot happen (both policies play legal moves).
            A failed Python call (s->failed, checked by the caller at the end)
            leaves a number unchanged and play goes on: no check per move. */
@@ -1721,6 +1790,59 @@ static PyObject *Game_playout(GameObject *g, PyObject *args, PyObject *kw)
     return PyLong_FromLong(g->s.phase == END ? g->s.winner : -1);
 }
 
+/* ---- policy_move: one move of a built-in policy, for tests and analysis */
+
+static PyObject *Game_policy_move(GameObject *g, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"player", "seed", "policy", "aggression", NULL};
+    PyObject *player, *seed_obj, *aggression_obj = Py_None;
+    int policy = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|iO", kwlist, &player, &seed_obj, &policy, &aggression_obj))
+        return NULL;
+    int p;
+    if (check_player(g, player, &p) < 0)
+        return NULL;
+    if (policy != 0 && policy != 1) {
+        PyErr_Format(PyExc_ValueError, "policy must be 0 or 1, not %d", policy);
+        return NULL;
+    }
+    if (!(pending_mask(&g->s) & (1u << p))) {
+        PyErr_Format(PyExc_ValueError, "player %d is not to move", p);
+        return NULL;
+    }
+    double aggression[MAXP] = {0};
+    if (aggression_obj != Py_None) {
+        PyObject *seq = PySequence_Fast(aggression_obj, "aggression must be a sequence of chances, one a player");
+        if (!seq)
+            return NULL;
+        Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+        for (Py_ssize_t i = 0; i < n && i < MAXP && !PyErr_Occurred(); i++) {
+            aggression[i] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(seq, i));
+            if (!PyErr_Occurred() && !(aggression[i] >= 0 && aggression[i] <= 1))
+                PyErr_SetString(PyExc_ValueError, "aggression: each chance must be between 0 and 1");
+        }
+        Py_DECREF(seq);
+        if (!PyErr_Occurred() && n != g->s.np)
+            PyErr_Format(PyExc_ValueError, "aggression needs %d entries", g->s.np);
+        if (PyErr_Occurred())
+            return NULL;
+    }
+    uint64_t rng = PyLong_AsUnsignedLongLongMask(seed_obj);
+    if (rng == (uint64_t)-1 && PyErr_Occurred())
+        return NULL;
+    g->s.failed = 0;
+    Move mv = !policy ? random_move(&g->s, p, &rng)
+                      : heuristic_move_deny(&g->s, p, &rng, aggression_obj != Py_None ? aggression : NULL);
+    if (g->s.failed) {
+        g->s.failed = 0;
+        Py_XDECREF(mv.big);
+        return NULL;
+    }
+    if (mv.big)
+        return mv.big; /* the policy's reference, handed on */
+    return PyLong_FromLongLong(mv.v);
+}
+
 /* ---- _restore: the low-level constructor behind engine.Game.from_wire */
 
 static int get_i64(PyObject *o, const char *what, int64_t lo, int64_t hi, int64_t *out)
@@ -1972,6 +2094,9 @@ static PyMethodDef Game_methods[] = {
      "The spec's JSON object; \"player\" only if given."},
     {"playout", (PyCFunction)(void (*)(void))Game_playout, METH_VARARGS | METH_KEYWORDS,
      "Play to the end in place; returns the winner or -1."},
+    {"policy_move", (PyCFunction)(void (*)(void))Game_policy_move, METH_VARARGS | METH_KEYWORDS,
+     "The move a built-in playout policy (0 random, 1 heuristic) plays here for a pending player; aggression: "
+     "each player's chance of bidding for a sure attack, which a threatened heuristic player denies."},
     {"_restore", (PyCFunction)Game_restore, METH_VARARGS | METH_CLASS, NULL},
     {NULL},
 };

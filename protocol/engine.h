@@ -128,6 +128,8 @@ const char *apply_move(State *s, int p, int64_t move, PyObject *big);
 uint64_t run_playout(State *s, uint64_t seed, const int *policies);
 uint64_t run_playout_until(State *s, uint64_t seed, const int *policies, int64_t stop_days);
 Move heuristic_move(State *s, int p, uint64_t *rng);
+Move heuristic_move_deny(State *s, int p, uint64_t *rng, const double *aggression);
+uint64_t run_playout_deny(State *s, uint64_t seed, const int *policies, int64_t stop_days, const double *aggression);
 /* Would card `c` of player `me`, attacking, make every card of every opponent
    still in that can defend faint, without fainting itself? */
 int sure_attack(const State *s, int me, int c);

@@ -81,6 +81,8 @@ if TYPE_CHECKING:
         def lost(self) -> dict[int, int]: ...
         def to_wire(self, player: int | None = None) -> dict[str, Any]: ...
         def playout(self, seed: int, policy: int | Sequence[int] = 0) -> int: ...
+        def policy_move(self, player: int, seed: int, policy: int = 1,
+                        aggression: Sequence[float] | None = None) -> int: ...
         @classmethod
         def _restore(cls, *fields: Any) -> "Game": ...
 
@@ -97,7 +99,9 @@ class Game(_Core):
     fault, is_over, decisions. Methods (all in C): pending(), legal_moves(p),
     play(p, move), forfeit(p, reason), copy(), key(), coins(p), buys(p),
     cards(p), points(p), alive(p), shop(), removed(), lost(), to_wire(player),
-    playout(seed, policy). The rules are documented on the contract
+    playout(seed, policy), policy_move(p, seed, policy, aggression) (the move
+    a built-in policy plays for pending player p, for tests and analysis;
+    `aggression` as the champion's MCTS gives its playouts). The rules are documented on the contract
     (docs/architecture.md) and in protocol/_engine.c.
 
     ``key()`` encodes everything that decides the rest of the game (including
@@ -111,7 +115,8 @@ class Game(_Core):
     nothing extra while they fit in 64 bits; beyond, the C core holds them as
     Python ints. ``playout``'s random policy then invests uniformly in
     0..coins as always, and its heuristic outbids the richest opponent by one
-    coin, exactly.
+    coin (or, given an aggression, matches a threatening opponent's purse),
+    exactly.
     """
 
     __slots__ = ()

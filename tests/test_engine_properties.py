@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -167,6 +169,79 @@ def test_heuristic_policy_beats_random() -> None:
     games = 600
     wins = sum(Game(2, base=s % 2 == 0).playout(s, [1, 0] if s % 4 < 2 else [0, 1]) == (0 if s % 4 < 2 else 1) for s in range(games))
     assert wins > 0.8 * games
+
+
+def _investing(mine: list[str], my_coins: int, theirs: list[str], their_coins: int) -> Game:
+    """Day 1's investing, seat 0 holding `mine` and seat 1 `theirs` (beside their Stipends)."""
+    def player(cards: list[str], coins: int) -> dict[str, object]:
+        return {"coins": coins, "buys": 1,
+                "cards": [{"name": name, "uses": 0} for name in ["Sorcerer's Stipend", *cards]]}
+
+    shop = {name: 2 for name in ("Board of Monopoly", "Incantation", "Worker", "Magic Bean Stock", "Bubble", "Ghost",
+                                 "Senior Worker", "Gold Fish")}
+    return Game.from_wire({"day": 1, "phase": {"name": "investing"}, "shop": shop,
+                           "players": [player(mine, my_coins), player(theirs, their_coins)]})
+
+
+AGGRESSIVE = (1.0, 1.0)
+
+
+def _heuristic_bids(game: Game, player: int, seeds: int = 64, aggression: tuple[float, ...] | None = None) -> list[int]:
+    return [game.policy_move(player, seed, aggression=aggression) for seed in range(seeds)]
+
+
+def _usual_bid(game: Game, player: int, aggression: tuple[float, ...] | None = None) -> int:
+    """The heuristic's bid here, seen past its one move in 16 at random."""
+    bids = _heuristic_bids(game, player, aggression=aggression)
+    most = max(set(bids), key=bids.count)
+    assert bids.count(most) > len(bids) * 3 // 4, bids
+    return most
+
+
+def test_the_heuristic_outbids_with_a_sure_attack_and_denies_one_it_faces_if_told() -> None:
+    """A Ghost against Workers (none of which kills it) is a sure attack:
+    its holder outbids a poorer opponent by one coin. Given each player's
+    aggression (its chance of bidding for a sure attack), the Workers'
+    holder matches the purse of the Ghost's holder with that chance when it
+    can (a shared highest bid: nobody attacks), and bids nothing when it
+    cannot, or when nothing threatens it; without it, it never denies. A
+    threat is counted: Ghosts that outnumber the cards killing them (each
+    trades with one) still threaten."""
+    assert _usual_bid(_investing(["Worker"], 5, ["Ghost"], 7), 1) == 6
+    assert _usual_bid(_investing(["Worker"], 5, ["Ghost"], 4), 0) == 0
+    assert _usual_bid(_investing(["Worker"], 5, ["Ghost"], 4), 0, AGGRESSIVE) == 4
+    assert _usual_bid(_investing(["Worker"], 5, ["Ghost"], 5), 0, AGGRESSIVE) == 5
+    assert _usual_bid(_investing(["Worker"], 5, ["Ghost"], 7), 0, AGGRESSIVE) == 0  # cannot match 7
+    assert _usual_bid(_investing(["Worker", "Bubble"], 5, ["Ghost"], 4), 0, AGGRESSIVE) == 0  # a Bubble kills a Ghost
+    assert _usual_bid(_investing(["Worker"], 5, ["Worker"], 4), 0, AGGRESSIVE) == 0
+    assert _usual_bid(_investing(["Worker"], 5, ["Ghost"], 4), 0, (1.0, 0.0)) == 0  # seat 1 never bids
+    # A Ghost of ours trades with one of theirs: two of theirs still get through, one does not.
+    assert _usual_bid(_investing(["Worker", "Ghost"], 5, ["Ghost", "Ghost"], 4), 0, AGGRESSIVE) == 4
+    assert _usual_bid(_investing(["Worker", "Ghost"], 5, ["Ghost"], 4), 0, AGGRESSIVE) == 0
+    assert _usual_bid(_investing(["Worker", "Bubble", "Ghost"], 5, ["Ghost", "Ghost"], 4), 0, AGGRESSIVE) == 0
+    # With seat 1's aggression at 1/2, about half the heuristic bids match.
+    half = _heuristic_bids(_investing(["Worker"], 5, ["Ghost"], 4), 0, seeds=400, aggression=(1.0, 0.5))
+    assert 120 < half.count(4) < 260, half.count(4)
+    # Exact past 64 bits, both ways.
+    huge = 3 ** 50
+    assert _usual_bid(_investing(["Worker"], huge, ["Ghost"], huge - 1), 0, AGGRESSIVE) == huge - 1
+    assert _usual_bid(_investing(["Worker"], huge, ["Ghost"], huge + 5), 1) == huge + 1
+
+
+def test_a_policy_move_is_asked_of_a_pending_player_only() -> None:
+    game = Game(2)
+    assert game.policy_move(0, 1) in game.legal_moves(0)
+    assert game.policy_move(1, 1, policy=0) in game.legal_moves(1)
+    with pytest.raises(ValueError, match="policy must be 0 or 1"):
+        game.policy_move(0, 1, policy=2)
+    with pytest.raises(ValueError, match="aggression needs 2 entries"):
+        game.policy_move(0, 1, aggression=[1.0])
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        game.policy_move(0, 1, aggression=[1.0, 2.0])
+    game.play(0, 0)  # seat 1 still to invest, seat 0 answered
+    with pytest.raises(ValueError, match="player 0 is not to move"):
+        game.policy_move(0, 1)
+    assert game.policy_move(1, 1) in game.legal_moves(1)
 
 
 def test_random_policy_is_fair_between_seats() -> None:

@@ -49,6 +49,7 @@ typedef struct {
     int rm, eval_leaf;
     int64_t horizon; /* days a playout runs before the evaluation values it; 0: to the end */
     double passive[MAXP]; /* this search's chance that each player bids 0 while it holds a sure attack (0: searched) */
+    int bid_model;        /* passive given for this search: the playouts' threatened players deny */
     double exploration;
     uint64_t rng;
     uint32_t max_nodes;
@@ -304,18 +305,24 @@ static int points_for_sale(const State *s)
    weights.json) does not: cut at 6 days from the first days, the champion
    spent the coin that buys an Incantation rather than a Board on bids, and
    drew games against `expert` it had won in 7 days. Once they are sold
-   out only fights decide, and the rest of a playout is noise. */
+   out only fights decide, and the rest of a playout is noise. With the
+   bid model (`passive` given), a player threatened by attackers it cannot
+   answer matches their holder's purse, when it can, with the chance that
+   the holder bids for them (1 - passive): the coins a strangle costs,
+   which a playout otherwise never charged (docs/bots.md, "Against
+   alphabeta-v1, and denying in the playouts"). */
 static void playout(MctsObject *t, State *s)
 {
     static const int heuristic[MAXP] = {1, 1, 1, 1};
-    if (t->horizon <= 0) {
-        run_playout(s, rng_next(&t->rng), heuristic);
-        return;
-    }
-    int64_t stop = s->days_played + t->horizon;
-    run_playout_until(s, rng_next(&t->rng), heuristic, stop);
-    while (s->phase != END && s->phase != FAULT && !s->failed && s->days_played >= stop && points_for_sale(s))
-        run_playout_until(s, rng_next(&t->rng), heuristic, ++stop); /* short of `stop`: it could not go on */
+    double aggression[MAXP];
+    for (int p = 0; p < MAXP; p++)
+        aggression[p] = 1.0 - t->passive[p];
+    const double *deny = t->bid_model ? aggression : NULL;
+    int64_t stop = t->horizon <= 0 ? INT64_MAX : s->days_played + t->horizon;
+    run_playout_deny(s, rng_next(&t->rng), heuristic, stop, deny);
+    while (t->horizon > 0 && s->phase != END && s->phase != FAULT && !s->failed && s->days_played >= stop &&
+           points_for_sale(s))
+        run_playout_deny(s, rng_next(&t->rng), heuristic, ++stop, deny); /* short of `stop`: it could not go on */
 }
 
 /* Whether p holds a card that attacks and beats every card able to defend
@@ -534,6 +541,7 @@ static PyObject *M_search(MctsObject *self, PyObject *args, PyObject *kw)
         }
     }
     memcpy(self->passive, chances, sizeof chances);
+    self->bid_model = passive != Py_None;
     if (!PyObject_TypeCheck(game, &GameType)) {
         PyErr_SetString(PyExc_TypeError, "game must be a protocol.engine.Game");
         return NULL;
