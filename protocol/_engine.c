@@ -831,12 +831,12 @@ static const int BUY_ORDER[] = {2, 13, 8, 11, 7, 6, 12, 10, 1, 3, 9, 4, 5};
  *   survives, more of them than its cards that kill one: `outnumbers`),
  *   match the purse of the richest such opponent if it can (a shared
  *   highest bid: nobody attacks), with that opponent's aggression as the
- *   chance. The match is the price an
- *   attacker that does bid makes the threatened pay day after day, coins
- *   it cannot spend on its economy: without it a playout let a Ghost
- *   stand against no Ghost-killer for free, and the champion's MCTS bought
- *   Workers where a Bubble or a Ghost was needed (docs/bots.md, "Against
- *   alphabeta-v1, and denying in the playouts");
+ *   chance. The match is the price an attacker that does bid makes the
+ *   threatened pay day after day, coins it cannot spend on its economy:
+ *   without it a playout let a Ghost stand against no Ghost-killer for
+ *   free, and the champion's MCTS bought Workers where a Bubble or a Ghost
+ *   was needed (docs/bots.md, "Against alphabeta-v1, and denying in the
+ *   playouts");
  * - attack only with such a card (the strongest), else stop;
  * - defend with a card that survives and preferably makes the attacker
  *   faint; failing that, sacrifice the cheapest defending card;

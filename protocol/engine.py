@@ -101,8 +101,9 @@ class Game(_Core):
     cards(p), points(p), alive(p), shop(), removed(), lost(), to_wire(player),
     playout(seed, policy), policy_move(p, seed, policy, aggression) (the move
     a built-in policy plays for pending player p, for tests and analysis;
-    `aggression` as the champion's MCTS gives its playouts). The rules are documented on the contract
-    (docs/architecture.md) and in protocol/_engine.c.
+    `aggression` as the champion's MCTS gives its playouts). The rules are
+    documented on the contract (docs/architecture.md) and in
+    protocol/_engine.c.
 
     ``key()`` encodes everything that decides the rest of the game (including
     hidden answers already given), not the removed()/lost() bookkeeping;
