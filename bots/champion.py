@@ -162,8 +162,8 @@ def parser() -> argparse.ArgumentParser:
                              "values it, 0 for the whole game (default %(default)s)")
     parser.add_argument("--no-bid-model", dest="bid_model", action="store_false",
                         help="mcts: search every opponent bid as its best, instead of having each opponent bid 0 in "
-                             "the tree as often as it did in this game while it could attack (the champion before "
-                             "the bid model)")
+                             "the tree as often as it did in this game while it could attack, and the playouts' "
+                             "threatened players deny the others (the champion before the bid model)")
     parser.add_argument("--depth", type=int, default=MAX_DEPTH,
                         help="alphabeta: deepest iteration, in steps (default %(default)s: time decides)")
     parser.add_argument("--weights", default=None, metavar="FILE",
