@@ -1792,6 +1792,34 @@ static PyObject *Game_playout(GameObject *g, PyObject *args, PyObject *kw)
 
 /* ---- policy_move: one move of a built-in policy, for tests and analysis */
 
+/* A sequence of chances, one a player, each between 0 and 1, read into
+   `out` (its first MAXP; zeros beyond its length): its length, or -1 with
+   an exception set. The caller checks the length it needs; `name` names
+   the argument in the errors. The champion's MCTS reads its bid model
+   (passive) with it too. */
+Py_ssize_t read_chances(PyObject *obj, const char *name, double out[MAXP])
+{
+    char message[96];
+    snprintf(message, sizeof message, "%s must be a sequence of chances, one a player", name);
+    PyObject *seq = PySequence_Fast(obj, message);
+    if (!seq)
+        return -1;
+    for (int i = 0; i < MAXP; i++)
+        out[i] = 0;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    for (Py_ssize_t i = 0; i < n && i < MAXP; i++) {
+        out[i] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(seq, i));
+        if (out[i] == -1 && PyErr_Occurred())
+            break;
+        if (!(out[i] >= 0 && out[i] <= 1)) {
+            PyErr_Format(PyExc_ValueError, "%s: each chance must be between 0 and 1", name);
+            break;
+        }
+    }
+    Py_DECREF(seq);
+    return PyErr_Occurred() ? -1 : n;
+}
+
 static PyObject *Game_policy_move(GameObject *g, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"player", "seed", "policy", "aggression", NULL};
@@ -1812,20 +1840,13 @@ static PyObject *Game_policy_move(GameObject *g, PyObject *args, PyObject *kw)
     }
     double aggression[MAXP] = {0};
     if (aggression_obj != Py_None) {
-        PyObject *seq = PySequence_Fast(aggression_obj, "aggression must be a sequence of chances, one a player");
-        if (!seq)
+        Py_ssize_t n = read_chances(aggression_obj, "aggression", aggression);
+        if (n < 0)
             return NULL;
-        Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-        for (Py_ssize_t i = 0; i < n && i < MAXP && !PyErr_Occurred(); i++) {
-            aggression[i] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(seq, i));
-            if (!PyErr_Occurred() && !(aggression[i] >= 0 && aggression[i] <= 1))
-                PyErr_SetString(PyExc_ValueError, "aggression: each chance must be between 0 and 1");
-        }
-        Py_DECREF(seq);
-        if (!PyErr_Occurred() && n != g->s.np)
+        if (n != g->s.np) {
             PyErr_Format(PyExc_ValueError, "aggression needs %d entries", g->s.np);
-        if (PyErr_Occurred())
             return NULL;
+        }
     }
     uint64_t rng = PyLong_AsUnsignedLongLongMask(seed_obj);
     if (rng == (uint64_t)-1 && PyErr_Occurred())

@@ -130,6 +130,8 @@ uint64_t run_playout_until(State *s, uint64_t seed, const int *policies, int64_t
 Move heuristic_move(State *s, int p, uint64_t *rng);
 Move heuristic_move_deny(State *s, int p, uint64_t *rng, const double *aggression);
 uint64_t run_playout_deny(State *s, uint64_t seed, const int *policies, int64_t stop_days, const double *aggression);
+/* A sequence of chances in [0, 1], one a player, into out; its length, or -1 with an exception set. */
+Py_ssize_t read_chances(PyObject *obj, const char *name, double out[MAXP]);
 /* Would card `c` of player `me`, attacking, make every card of every opponent
    still in that can defend faint, without fainting itself? */
 int sure_attack(const State *s, int me, int c);

@@ -50,6 +50,7 @@ typedef struct {
     int64_t horizon; /* days a playout runs before the evaluation values it; 0: to the end */
     double passive[MAXP]; /* this search's chance that each player bids 0 while it holds a sure attack (0: searched) */
     int bid_model;        /* passive given for this search: the playouts' threatened players deny */
+    double aggression[MAXP]; /* 1 - passive: each player's chance of bidding for its sure attack (the playouts) */
     double exploration;
     uint64_t rng;
     uint32_t max_nodes;
@@ -314,10 +315,7 @@ static int points_for_sale(const State *s)
 static void playout(MctsObject *t, State *s)
 {
     static const int heuristic[MAXP] = {1, 1, 1, 1};
-    double aggression[MAXP];
-    for (int p = 0; p < MAXP; p++)
-        aggression[p] = 1.0 - t->passive[p];
-    const double *deny = t->bid_model ? aggression : NULL;
+    const double *deny = t->bid_model ? t->aggression : NULL;
     int64_t stop = t->horizon <= 0 ? INT64_MAX : s->days_played + t->horizon;
     run_playout_deny(s, rng_next(&t->rng), heuristic, stop, deny);
     while (t->horizon > 0 && s->phase != END && s->phase != FAULT && !s->failed && s->days_played >= stop &&
@@ -519,21 +517,8 @@ static PyObject *M_search(MctsObject *self, PyObject *args, PyObject *kw)
         return NULL;
     double chances[MAXP] = {0};
     if (passive != Py_None) {
-        PyObject *seq = PySequence_Fast(passive, "passive must be a sequence of chances, one a player");
-        if (!seq)
-            return NULL;
-        Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-        for (Py_ssize_t i = 0; i < n && i < MAXP; i++) {
-            chances[i] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(seq, i));
-            if (chances[i] == -1 && PyErr_Occurred())
-                break;
-            if (!(chances[i] >= 0 && chances[i] <= 1)) {
-                PyErr_SetString(PyExc_ValueError, "passive: each chance must be between 0 and 1");
-                break;
-            }
-        }
-        Py_DECREF(seq);
-        if (PyErr_Occurred())
+        Py_ssize_t n = read_chances(passive, "passive", chances);
+        if (n < 0)
             return NULL;
         if (n > MAXP) {
             PyErr_SetString(PyExc_ValueError, "passive: one chance a player, at most 4");
@@ -542,6 +527,8 @@ static PyObject *M_search(MctsObject *self, PyObject *args, PyObject *kw)
     }
     memcpy(self->passive, chances, sizeof chances);
     self->bid_model = passive != Py_None;
+    for (int p = 0; p < MAXP; p++)
+        self->aggression[p] = 1.0 - chances[p];
     if (!PyObject_TypeCheck(game, &GameType)) {
         PyErr_SetString(PyExc_TypeError, "game must be a protocol.engine.Game");
         return NULL;
