@@ -12,8 +12,8 @@ fainting: the attack a player bids for, if it bids at all) and coins to
 bid, and how many of them it bid 0 at; the C MCTS then has that opponent
 bid 0 with this chance at such steps of its tree (`passive`), and
 searches its bids otherwise; in its playouts, a player that opponent
-threatens matches its purse with the other chance, that it bids
-(protocol/_engine.c, heuristic_move_deny).
+threatens matches its purse with the chance that it does bid (1 - this
+chance; protocol/_engine.c, heuristic_move_deny).
 
 The chance is zeros / (steps + 1): nothing is assumed before the
 opponent has shown it (a Ghost rush, which bids at every such step, is
