@@ -46,12 +46,15 @@ import json, os, sys, time
 sys.stderr.write("shipped bot at " + os.path.realpath(__file__) + "\\n")
 sys.stderr.flush()
 pause = float(os.environ.get("SHIPPED_PAUSE", "0"))
+here = os.path.realpath(__file__)
+slow_under, gate = os.environ.get("SHIPPED_SLOW_UNDER"), os.environ.get("SHIPPED_GATE")
 for line in sys.stdin:
     state = json.loads(line)
     phase = state["phase"]["name"]
     if phase in ("end", "fault") or "player" not in state:
         continue
-    time.sleep(pause)
+    slow = slow_under and here.startswith(slow_under) and not os.path.exists(gate)
+    time.sleep(pause * 5 if slow else pause)
     if phase == "investing":
         print("[0]", flush=True)
     elif phase == "buy":
@@ -84,6 +87,24 @@ def _unavailable() -> str | None:
         if shutil.which(program) is None:
             return f"{program} is not installed (util-linux)"
     return None
+
+# `ray start --address` returns before the head schedules on the new node:
+# an evolve generation started then (its tasks take a second in all) ran
+# on the head alone, SPREAD or not. Ready once tasks spread over both.
+BOTH_NODES_UP = """
+import sys, time, ray
+ray.init(address=sys.argv[1], logging_level="ERROR", log_to_driver=False)
+
+@ray.remote(num_cpus=1, scheduling_strategy="SPREAD")
+def node():
+    time.sleep(0.2)
+    return ray.get_runtime_context().get_node_id()
+
+deadline = time.monotonic() + 120
+while len(set(ray.get([node.remote() for _ in range(4)]))) < 2:
+    if time.monotonic() > deadline:
+        sys.exit(f"tasks never reached the second node: {ray.nodes()}")
+"""
 
 
 @dataclass
@@ -189,6 +210,7 @@ def cluster() -> Iterator[Cluster]:
                "--include-dashboard", "false", "--dashboard-agent-listen-port", "52365", *common], base)
         c.run([str(VENV_BIN / "ray"), "start", "--address", c.address, "--temp-dir", str(c.node2_dir),
                "--dashboard-agent-listen-port", "52366", *common], base)
+        c.run([sys.executable, "-c", BOTH_NODES_UP, c.address], base)
         yield c
     finally:
         for pid in c.pids():
@@ -269,8 +291,14 @@ def _tournament_losing_a_node(cluster: Cluster) -> None:
     assert len(expected) == 12
 
     db = cluster.base / "cluster.sqlite"
+    gate = cluster.base / "second-node-stored"  # a name without the node2 folder's, whose processes die
     argv = [str(VENV_BIN / games[0]), *games[1:], "--db", str(db), "--ray-address", cluster.address,
-            "--ray-working-dir", ".", "--bot-env", "SHIPPED_PAUSE=0.1"]
+            "--ray-working-dir", ".", "--bot-env", "SHIPPED_PAUSE=0.1",
+            # The head's games five times slower until the second node has
+            # stored one: on a loaded machine the second node's worker (its
+            # runtime environment unpacked) started so late that the head had
+            # played the rest, and no game was left to kill there.
+            "--bot-env", f"SHIPPED_SLOW_UNDER={cluster.head_dir}", "--bot-env", f"SHIPPED_GATE={gate}"]
     run = subprocess.Popen(cluster.inside(argv), cwd=ship, env=cluster.env, stdin=subprocess.DEVNULL,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -283,14 +311,18 @@ def _tournament_losing_a_node(cluster: Cluster) -> None:
                 break
         # Then for a game of the second node stored and another in flight there.
         killed: list[str] = []
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + 180
         while time.monotonic() < deadline and run.poll() is None:
-            if (any(str(cluster.node2_dir) in text for text in _stderrs(db))
-                    and any("bot.py" in line for line in _node2_descendants(cluster))):
-                killed = cluster.kill_node2()
-                break
+            if any(str(cluster.node2_dir) in text for text in _stderrs(db)):
+                gate.touch()
+                if any("bot.py" in line for line in _node2_descendants(cluster)):
+                    killed = cluster.kill_node2()
+                    break
             time.sleep(0.05)
-        assert any("bot.py" in line for line in killed), "no game was in flight on the second node"
+        stored = [m.group(1) for text in _stderrs(db) for m in re.finditer(r"shipped bot at (\S+)", text)]
+        assert any("bot.py" in line for line in killed), (
+            f"no game was in flight on the second node ({'finished' if run.poll() is not None else 'still running'};"
+            f" {len(stored)} games stored, played at {sorted(stored)})")
         out, err = run.communicate(timeout=300)
     finally:
         if run.poll() is None:
