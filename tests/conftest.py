@@ -97,7 +97,7 @@ def known_durations(path: Path = DURATIONS) -> dict[str, float]:
     ECONOMANCY_TEST_CPU's log (test, wall, CPU): what run_order sorts by.
     A test renamed or new is unknown until the file is written again:
     ECONOMANCY_TEST_CPU=/tmp/cpu.tsv .venv/bin/python -m pytest -q, then
-    awk -F'\t' '$2 >= 3' /tmp/cpu.tsv | sort -t$'\t' -k2 -rn > tests/durations.tsv"""
+    awk -F'\t' '$2 >= 1.5' /tmp/cpu.tsv | sort -t$'\t' -k2 -rn > tests/durations.tsv"""
     out: dict[str, float] = {}
     for line in path.read_text().splitlines() if path.exists() else ():
         nodeid, wall, *_ = line.split("\t")
