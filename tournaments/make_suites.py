@@ -21,6 +21,15 @@ How the openings are chosen, for each card set and table size:
    `decent-repro` and `evolved` (the shipped genome) with four seeds each.
    A seat's share of those nine games measures how much the opening
    favours it; the imbalance is the largest share above the fair 1/P.
+   In 2 players a second panel plays it too: the C core's MCTS as the
+   champion configures it (`bots.champion`'s horizon and weights) at
+   2,000 iterations a move (reproducible, unlike a time budget), four
+   seeds; the candidate's imbalance is the larger of the two panels'.
+   The rule bots' panel alone kept openings that strong play decides:
+   of the 96 games (48 openings, both seats) of the simple suite that
+   the champion played against `alphabeta-v1` at 0.1 s, 11 were lost by
+   it and by five variants of it, and `alphabeta-v1` lost 9 of those 11
+   seats to the champion and to itself: a seat lost whoever plays it.
    The `--openings` candidates with the smallest imbalance are kept
    (ties: the order drawn), out of `--candidates` times as many drawn.
    In 2 players a candidate that leaves a seat with no defender against
@@ -50,6 +59,29 @@ from protocol.engine import Game
 from protocol.openings import Opening, exposed_seats, format_opening, play_opening, random_opening
 
 SUITES = Path(__file__).parent / "suites"
+
+
+SEARCH_ITERATIONS = 2000
+"""The search panel's MCTS iterations a move: 1-4 s of CPU for its four
+games of an opening (simple set), and it finds the openings the
+champion lost from one seat whoever played that seat."""
+
+
+def search_panel(iterations: int = SEARCH_ITERATIONS) -> list[tuple[str, Callable[[], object]]]:
+    """Self-play of the C core's MCTS, configured as the champion's, at a
+    fixed number of iterations: (name, a maker of one seat's policy)."""
+    return [(f"mcts/{seed}", functools.partial(_mcts, seed, iterations)) for seed in (1, 2, 3, 4)]
+
+
+def _mcts(seed: int, iterations: int) -> object:
+    """A fresh MCTS policy (the champion's horizon and weights) with its own seed."""
+    from bots.champion import HORIZON_DAYS
+    from bots.mcts import MctsPolicy
+    from bots.search.core import MctsConfig
+    from bots.search.weights import DEFAULT_WEIGHTS_FILE, load_weights
+
+    return MctsPolicy(iterations=iterations, seed=seed, config=MctsConfig(horizon=HORIZON_DAYS),
+                      weights=load_weights(packaged=DEFAULT_WEIGHTS_FILE))
 
 
 def _panel(base: bool) -> list[tuple[str, Callable[[], object]]]:
@@ -100,10 +132,12 @@ def imbalance(opening: Opening, players: int, base: bool, panel: Sequence[tuple[
     return max(shares) / len(panel) - 1 / players
 
 
-def build(players: int, base: bool, n: int, factor: int, seed: int, per_player: int = 2) -> tuple[list[Opening], str]:
-    """The kept openings and the file's header."""
+def build(players: int, base: bool, n: int, factor: int, seed: int, per_player: int = 2,
+          search_iterations: int = SEARCH_ITERATIONS) -> tuple[list[Opening], str]:
+    """The kept openings and the file's header (`search_iterations`: the
+    search panel's, fewer for a quick test)."""
     rng = random.Random(f"suite/{seed}/{players}/{base}")
-    panel = _panel(base)
+    panels = [_panel(base)] + ([search_panel(search_iterations)] if players == 2 else [])
     plies = per_player * players
     seen: set[bytes] = set()
     scored: list[tuple[float, int, Opening]] = []
@@ -120,7 +154,7 @@ def build(players: int, base: bool, n: int, factor: int, seed: int, per_player: 
         if players == 2 and exposed_seats(game):  # decided by the opening (and the bids): never kept
             exposed += 1
             continue
-        scored.append((imbalance(opening, players, base, panel), len(scored), opening))
+        scored.append((max(imbalance(opening, players, base, panel) for panel in panels), len(scored), opening))
     if len(scored) < n:
         raise ValueError(f"only {len(scored)} of {n * factor} candidates leave every seat a defence; draw more")
     kept = sorted(scored)[:n]
@@ -133,7 +167,10 @@ def build(players: int, base: bool, n: int, factor: int, seed: int, per_player: 
         f"# Default openings, {name}: {n} of {len(scored) + exposed} distinct candidates ({drawn} drawn),",
         f"# each {plies} random plies completed to the round's end (protocol.openings.random_opening),",
         "# kept for the smallest seat imbalance in in-process self-play of expert, decent-repro x4",
-        "# and evolved x4 (largest seat share of the 9 games above the fair 1/players).",
+        "# and evolved x4 (largest seat share of the 9 games above the fair 1/players)"
+        + (",\n# and of the C core's MCTS x4 as the champion configures it, at"
+           f" {search_iterations} iterations a move\n# (the larger of the two panels' imbalances)."
+           if players == 2 else "."),
         f"# Imbalance: kept mean {mean([s for s, _, _ in kept]):.3f}, max {max(s for s, _, _ in kept):.3f};"
         f" all candidates mean {mean([s for s, _, _ in scored]):.3f}.",
         *([f"# Never kept: the {exposed} candidates leaving a seat with no defender"
