@@ -43,10 +43,10 @@ HEAD_PORT = 6379  # in a network namespace of its own: no other Ray can hold it
 # each game names the copy of the shipped folder that played it.
 SHIPPED_BOT = '''#!/usr/bin/env python3
 import json, os, sys, time
-sys.stderr.write("shipped bot at " + os.path.realpath(__file__) + "\\n")
+here = os.path.realpath(__file__)
+sys.stderr.write("shipped bot at " + here + "\\n")
 sys.stderr.flush()
 pause = float(os.environ.get("SHIPPED_PAUSE", "0"))
-here = os.path.realpath(__file__)
 slow_under, gate = os.environ.get("SHIPPED_SLOW_UNDER"), os.environ.get("SHIPPED_GATE")
 for line in sys.stdin:
     state = json.loads(line)
