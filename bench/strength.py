@@ -1,7 +1,7 @@
 """The search bots' strength protocol, through the real tournament harness.
 
-    python bench/strength.py [--db-dir DIR] [--games N] [--only NAME ...] [--list] [--summary] [-j N]
-                             [--champion "champion --time 0.1 --wall-limit 120 ..."]
+    python bench/strength.py [--db-dir DIR] [--games N] [--distinct N] [--only NAME ...] [--list] [--summary]
+                             [-j N] [--champion "champion --time 0.1 --wall-limit 120 ..."]
 
 Each pairing is a `tournament round-robin` (real bot processes, the real
 referee, seats swapped or rotated) stored in its own database under
@@ -23,7 +23,9 @@ each from every seat (`openings`): the harness's balanced suite for the
 set and table size (tournaments/suites) where it exists, else 4 random
 plies drawn for each opening. Their rows
 give the distinct games and the range of the load average beside the
-win rate. `--champion TEXT` plays another command (a budget, an option
+win rate; `--distinct N` plays on past `--games` until a row holds N
+distinct games (the issue's goals count distinct games, and a suite's
+openings come round again). `--champion TEXT` plays another command (a budget, an option
 of the champion's) where the champion's pairings play CHAMPION, to
 compare variants on the same openings: give each its own `--db-dir`.
 `busy` pairings are meant to be run with both cores loaded
@@ -41,7 +43,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from exploit.matches import Match, play_match, records, tally, unplayable  # noqa: E402
+from exploit.matches import MOST_PER_DISTINCT, Match, play_until_distinct, records, tally, unplayable  # noqa: E402
 from tournaments import PlayOptions, Store, round_robin  # noqa: E402
 from tournaments.make_suites import SUITES  # noqa: E402
 from tournaments.openings import suite_name  # noqa: E402
@@ -233,6 +235,9 @@ def main() -> None:
     parser.add_argument("--summary", action="store_true", help="print the table of what is stored, play nothing")
     parser.add_argument("-j", "--concurrency", type=int, default=2,
                         help="games at once in the champion's in-process pairings (default %(default)s)")
+    parser.add_argument("--distinct", type=int, default=0, metavar="N",
+                        help="the champion's in-process pairings: play on past --games until N distinct games are "
+                             f"stored (at most {MOST_PER_DISTINCT}N games; issue 22 counts distinct games)")
     parser.add_argument("--champion", default=CHAMPION, metavar="TEXT",
                         help="the champion's command in its in-process pairings (default %(default)r)")
     options = parser.parse_args()
@@ -260,6 +265,8 @@ def main() -> None:
         return
     if options.games < 1:
         parser.error("--games must be at least 1")
+    if options.distinct < 0:
+        parser.error("--distinct must be 0 (off) or more")
     options.db_dir.mkdir(parents=True, exist_ok=True)
     if not options.summary:
         try:
@@ -271,7 +278,8 @@ def main() -> None:
                 print(f"== {name}: {match.bot} vs {match.opponent}", flush=True)
                 openings = -(-options.games // match.players)
                 progress = lambda text, name=name: print(f"  {name}: {text}", file=sys.stderr, flush=True)  # noqa: E731
-                play_match(match, openings, options.db_dir / f"{name}.jsonl", options.concurrency, progress)
+                play_until_distinct(match, openings, options.distinct, options.db_dir / f"{name}.jsonl",
+                                    options.concurrency, progress)
         except KeyboardInterrupt:
             print("\ninterrupted: finished games are stored; run the same command to resume", file=sys.stderr)
     summary(options.db_dir, chosen)

@@ -44,3 +44,14 @@ def test_a_champion_that_is_not_ours_is_refused_before_anything_is_written(tmp_p
     assert run.returncode == 2
     assert "not one of our bots" in run.stderr and "Traceback" not in run.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_distinct_plays_on_past_games_until_a_row_holds_that_many_distinct_games(tmp_path: Path) -> None:
+    run = _run("--champion", "random", "--only", "champion-random-simple-openings", "--games", "2", "--distinct", "6",
+               "-j", "1", "--db-dir", str(tmp_path))
+    assert run.returncode == 0, run.stderr
+    games = [json.loads(line) for line in (tmp_path / "champion-random-simple-openings.jsonl").read_text().splitlines()]
+    assert len({tuple(map(str, g["moves"])) for g in games}) >= 6
+    assert sorted({g["opening"] for g in games}) == [0, 1, 2]
+    bad = _run("--distinct", "-1", "--db-dir", str(tmp_path / "bad"))
+    assert bad.returncode == 2 and "--distinct" in bad.stderr and not (tmp_path / "bad").exists()
