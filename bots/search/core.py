@@ -116,8 +116,18 @@ class MctsConfig(Record):
 
 
 LOSS_DEPTH = 2
-"""Steps on that AlphaBeta.proofs looks for losses (from a bid: the fight,
-searched to its end, then the buying; never the next day's bids)."""
+"""Steps on that AlphaBeta.proofs looks for losses with the opponent choosing
+after us (from a bid: the fight, searched to its end, then the buying;
+never the next day's bids)."""
+
+SURE_LOSS_DEPTH = 6
+"""Steps on that AlphaBeta.proofs looks for sure losses, the opponent
+choosing first at every simultaneous step below the root (from a bid: the
+fight, the buying, the next day's bids and fight, and on), deepening
+while its share of the budget lasts."""
+
+SURE_LOSS_SHARE = 0.5
+"""The share of the proofs' budget, after the day's losses, spent on sure losses."""
 
 PROVEN = 500.0
 """Alpha-beta values (`AlphaBeta`, `MixedAlphaBeta`; protocol/search/alphabeta.c,
@@ -192,9 +202,12 @@ class AlphaBeta:
         self.smab = smab
         self.core = _engine.AlphaBeta(weights.values, weights.scale, table_bits, smab)
         self._today: Any = None  # proofs()'s table-less search of the day's losses, made when first needed
+        self._beyond: Any = None  # and its search of sure losses, the opponent choosing first
 
     def reset(self) -> None:
         self.core.reset()
+        if self._beyond is not None:
+            self._beyond.reset()
 
     def search(self, game: Game, me: int, budget: Budget) -> Outcome:
         moves = candidate_moves(game, me)
@@ -224,9 +237,16 @@ class AlphaBeta:
         choosing after seeing our move, which is exact within a day but
         not at the next day's bids, where it would outbid any bid of ours
         and so "prove" the loss of every position a richer opponent could
-        attack. Its wins hold whatever the opponents answer, at any depth:
-        they are searched to the end of the budget. Elsewhere only a win is
-        looked for, by the serialised search."""
+        attack. Beyond the day (to SURE_LOSS_DEPTH steps, with
+        SURE_LOSS_SHARE of what is left) the search is serialised the
+        other way round, the opponent choosing first at every simultaneous
+        step and we answering knowing its move: a loss found so is sure,
+        inflicted by moves of theirs made without seeing ours. A bid that
+        spends the purse a richer opponent outbids tomorrow, with Ghosts
+        that then eliminate us, is such a loss (two days lost that way to
+        `expert`, tests/test_champion_locks.py). Its wins hold whatever the
+        opponents answer, at any depth: they are searched to the end of the
+        budget. Elsewhere only a win is looked for, by the serialised search."""
         opponents = [p for p in game.pending() if p != me]
         if game.n_players != 2 or len(opponents) != 1 or game.phase not in (INVESTING, BUY):
             outcome = self.search(game, me, budget)
@@ -246,6 +266,19 @@ class AlphaBeta:
             losing = lost if len(lost) < len(ours) else frozenset()
         if seconds > 0:  # what the day's search left of the budget (at least a little: depth 1 is cheap)
             seconds = max(seconds - (clock() - started), seconds / 10)
+        if budget.depth > LOSS_DEPTH:
+            if self._beyond is None:
+                self._beyond = _engine.AlphaBeta(self.weights.values, self.weights.scale, 16, False, True)
+            share = seconds * SURE_LOSS_SHARE if seconds > 0 else seconds
+            started = clock()
+            beyond, _depth, _nodes = self._beyond.matrix(game, me, them, ours, theirs,
+                                                         min(SURE_LOSS_DEPTH, budget.depth), share, wall, budget.cpu)
+            if beyond is not None:
+                sure = frozenset(move for move, row in zip(ours, beyond) if min(row) < -PROVEN)
+                if len(losing | sure) < len(ours):
+                    losing |= sure
+            if seconds > 0:
+                seconds = max(seconds - (clock() - started), seconds / 10)
         rows, _depth, _nodes = self.core.matrix(game, me, them, ours, theirs, budget.depth, seconds, wall, budget.cpu)
         if rows is not None:
             worst = [min(row) for row in rows]

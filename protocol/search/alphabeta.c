@@ -37,6 +37,7 @@ typedef struct {
     PyObject_HEAD
     Weights w;
     int smab; /* 2 players: simultaneous steps below the root are matrix games (smab.c) */
+    int they_first; /* 2 players: below the root the opponent chooses first at a simultaneous step (a loss so found is sure) */
     Entry *table;
     uint64_t mask;
     size_t filled;
@@ -268,6 +269,18 @@ static double value(AlphaBetaObject *ab, const State *s, int depth, int ply, dou
     out.key = key;
     out.depth = (int16_t)depth;
     double v;
+    if (ab->they_first && s->np == 2 && me_pending && nopp == 1) {
+        /* Exact (full-window cells, and only columns that cannot lower the
+           minimum are cut), so stored as such whatever the window. */
+        ChildContext ctx = {ab, depth, ply};
+        v = they_first_node(s, ab->me, opp[0], smab_child, &ctx, &ab->stop);
+        if (ab->stop)
+            return 0.0;
+        out.bound = EXACT;
+        out.value = to_table(v, ply);
+        store(ab, &out);
+        return v;
+    }
     if (ab->smab && s->np == 2 && me_pending && nopp == 1) {
         ChildContext ctx = {ab, depth, ply};
         int bound;
@@ -424,13 +437,18 @@ int search_parse_weights(PyObject *obj, double scale, Weights *w) { return parse
 
 static int AB_init(AlphaBetaObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"weights", "scale", "table_bits", "smab", NULL};
+    static char *kwlist[] = {"weights", "scale", "table_bits", "smab", "they_first", NULL};
     PyObject *weights;
     double scale = 10.0;
-    int bits = 19, smab = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|dip", kwlist, &weights, &scale, &bits, &smab))
+    int bits = 19, smab = 0, they_first = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|dipp", kwlist, &weights, &scale, &bits, &smab, &they_first))
         return -1;
+    if (smab && they_first) {
+        PyErr_SetString(PyExc_ValueError, "smab and they_first are two ways to search a simultaneous step: choose one");
+        return -1;
+    }
     self->smab = smab;
+    self->they_first = they_first;
     if (parse_weights(weights, scale, &self->w) < 0)
         return -1;
     if (bits != 0 && (bits < 4 || bits > 26)) {
@@ -650,8 +668,10 @@ static PyTypeObject AlphaBetaType = {
     .tp_basicsize = sizeof(AlphaBetaObject),
     .tp_dealloc = (destructor)AB_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "AlphaBeta(weights, scale=10.0, table_bits=19, smab=False): the C alpha-beta searcher, its table kept "
-              "across searches (table_bits=0: none); with smab, 2-player simultaneous steps below the root are solved as matrix games.",
+    .tp_doc = "AlphaBeta(weights, scale=10.0, table_bits=19, smab=False, they_first=False): the C alpha-beta searcher, its "
+              "table kept across searches (table_bits=0: none); with smab, 2-player simultaneous steps below the root are "
+              "solved as matrix games; with they_first, the opponent chooses first at them (an upper bound: a loss it "
+              "finds is sure).",
     .tp_methods = AB_methods,
     .tp_init = (initproc)AB_init,
     .tp_new = PyType_GenericNew,

@@ -115,6 +115,13 @@ typedef double (*ChildValue)(void *ctx, const State *child, double alpha, double
 double smab_node(const State *s, int me, int them, double alpha, double beta, ChildValue child_value, void *ctx,
                  int *stop, int *bound);
 
+/* The same step serialised the other way round: they choose first and we
+   answer knowing their move, the min over their moves of the max over
+   ours. An upper bound on the step's value, and the exact one where it
+   matters for a loss: a value that loses even so loses against a move of
+   theirs made without seeing ours (smab.c). Sets *stop as smab_node. */
+double they_first_node(const State *s, int me, int them, ChildValue child_value, void *ctx, int *stop);
+
 /* Weights from a sequence of NFEAT floats (module.c, alphabeta.c). */
 int search_parse_weights(PyObject *obj, double scale, Weights *w);
 

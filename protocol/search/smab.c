@@ -117,25 +117,71 @@ static double cell_at(Matrix *mx, int i, int j)
     return mx->cell[k];
 }
 
+/* The node's matrix, nothing searched yet: our move count, or 0 after a
+   failed candidate list (the search must stop). */
+static int matrix_init(Matrix *mx, const State *s, int me, int them, int64_t *ours, int64_t *theirs,
+                       ChildValue child_value, void *ctx)
+{
+    int n = candidate_moves(s, me, ours), m = candidate_moves(s, them, theirs);
+    if (n <= 0 || m <= 0)
+        return 0;
+    mx->s = s;
+    mx->me = me;
+    mx->them = them;
+    mx->m = m;
+    mx->ours = ours;
+    mx->theirs = theirs;
+    mx->child_value = child_value;
+    mx->ctx = ctx;
+    memset(mx->known, 0, sizeof mx->known);
+    return n;
+}
+
+/* They choose first: the minimum over their moves of our best answer, each
+   column abandoned once it cannot lower the bound. */
+static double they_choose_first(Matrix *mx, int n, int *stop)
+{
+    double upper = INFINITY;
+    for (int j = 0; j < mx->m; j++) {
+        double col = -INFINITY;
+        for (int i = 0; i < n; i++) {
+            double x = cell_at(mx, i, j);
+            if (*stop)
+                return 0.0;
+            if (x > col)
+                col = x;
+            if (col >= upper)
+                break;
+        }
+        if (col < upper)
+            upper = col;
+    }
+    return upper;
+}
+
+double they_first_node(const State *s, int me, int them, ChildValue child_value, void *ctx, int *stop)
+{
+    int64_t ours[MAXMOVES], theirs[MAXMOVES];
+    Matrix mx;
+    int n = matrix_init(&mx, s, me, them, ours, theirs, child_value, ctx);
+    if (n <= 0) {
+        *stop = 1;
+        return 0.0;
+    }
+    return they_choose_first(&mx, n, stop);
+}
+
 double smab_node(const State *s, int me, int them, double alpha, double beta, ChildValue child_value, void *ctx,
                  int *stop, int *bound)
 {
     int64_t ours[MAXMOVES], theirs[MAXMOVES];
-    int n = candidate_moves(s, me, ours), m = candidate_moves(s, them, theirs);
-    if (n <= 0 || m <= 0) {
+    Matrix mx;
+    int n = matrix_init(&mx, s, me, them, ours, theirs, child_value, ctx);
+    if (n <= 0) {
         *stop = 1;
         return 0.0;
     }
-    Matrix mx;
-    mx.s = s;
-    mx.me = me;
-    mx.them = them;
-    mx.m = m;
-    mx.ours = ours;
-    mx.theirs = theirs;
-    mx.child_value = child_value;
-    mx.ctx = ctx;
-    memset(mx.known, 0, sizeof mx.known);
+    int m = mx.m;
     /* The lower bound: we choose first (max over rows of the row minimum). */
     double lower = -INFINITY;
     for (int i = 0; i < n; i++) {
@@ -157,21 +203,9 @@ double smab_node(const State *s, int me, int them, double alpha, double beta, Ch
         return lower;
     }
     /* The upper bound: they choose first (min over columns of the column maximum). */
-    double upper = INFINITY;
-    for (int j = 0; j < m; j++) {
-        double col = -INFINITY;
-        for (int i = 0; i < n; i++) {
-            double x = cell_at(&mx, i, j);
-            if (*stop)
-                return 0.0;
-            if (x > col)
-                col = x;
-            if (col >= upper)
-                break;
-        }
-        if (col < upper)
-            upper = col;
-    }
+    double upper = they_choose_first(&mx, n, stop);
+    if (*stop)
+        return 0.0;
     if (upper <= alpha) {
         *bound = 2;
         return upper;
