@@ -207,24 +207,38 @@ def test_a_bid_below_the_purse_of_an_army_that_would_eliminate_us_is_proven_to_l
     assert _prover().proofs(game, 0, Budget(depth=2)) == (None, frozenset({0, 1}))
 
 
-def test_beyond_the_day_only_sure_losses_count_and_the_exact_search_agrees() -> None:
-    # Searched 6 steps deep, bids of 3 and 5 lose too: we attack today and
-    # are poorer tomorrow, and a richer opponent outbids any bid of ours
-    # without seeing it. The serialised search (the opponent answering our
-    # bid) says so, but it says so of positions that are not lost too; the
-    # sure-loss search (the opponent choosing first) and the exact one
-    # (matrix games at every simultaneous step, SMAB) both agree here, and
-    # the tie (2) is the one bid left.
-    game = _ghost_rush()
+def test_a_bid_that_leaves_a_richer_ghost_army_to_outbid_us_tomorrow_is_a_sure_loss() -> None:
+    """Simple suite opening 22, day 2: a coin, a Ghost and the Stipend
+    against 4 coins and a Worker. Bidding the last coin ties today, but
+    leaves nothing to buy with, and tomorrow the richer opponent outbids
+    any bid and its Ghost takes our only defender: a loss the day's search
+    cannot see (it ends before tomorrow's bids), the sure-loss search
+    proves at depth 3, and `expert` inflicted on the champion."""
+    game = Game(2)
+    play_opening(game, [0, 1, "Worker", "Ghost"])
+    assert candidate_moves(game, 1) == [0, 1] and game.coins(1) == 1 and game.coins(0) == 4
     prover = _prover()
+    assert prover.proofs(game, 1, Budget(depth=2)) == (None, frozenset())
+    assert prover.proofs(game, 1, Budget(depth=3)) == (None, frozenset({1}))
+    assert [ChampionPolicy(seed=seed, wall_limit=120, seconds=0.1)(game, 1) for seed in range(3)] == [0, 0, 0]
+
+
+def test_beyond_the_day_only_sure_losses_count_and_the_exact_search_agrees() -> None:
+    # Searched 6 steps deep, bids of 3 and 5 lose too: the serialised
+    # search (the opponent answering our bid) says so, but it says so of
+    # positions that are not lost too; the sure-loss search (the opponent
+    # choosing first) and the exact one (matrix games at every
+    # simultaneous step, SMAB) both find these two lost and the tie (2)
+    # not.
+    game = _ghost_rush()
     assert candidate_moves(game, 0) == [0, 1, 2, 3, 5]
-    assert prover.proofs(game, 0, Budget(depth=6)) == (None, frozenset({0, 1, 3, 5}))
     weights = load_core_weights(packaged=CHAMPION_WEIGHTS_FILE)
-    rows, depth, _ = _engine.AlphaBeta(weights.values, weights.scale, 16, True).matrix(
-        game, 0, 1, [2, 3, 5], candidate_moves(game, 1), 6)
-    assert depth == 6 and [min(row) < -PROVEN for row in rows] == [False, True, True]
+    for smab, they_first in ((False, True), (True, False)):
+        rows, depth, _ = _engine.AlphaBeta(weights.values, weights.scale, 16, smab, they_first).matrix(
+            game, 0, 1, [2, 3, 5], candidate_moves(game, 1), 6)
+        assert depth == 6 and [min(row) < -PROVEN for row in rows] == [False, True, True]
     # Within the day (depth 2) only the bids that are outbid today lose.
-    assert prover.proofs(game, 0, Budget(depth=2)) == (None, frozenset({0, 1}))
+    assert _prover().proofs(game, 0, Budget(depth=2)) == (None, frozenset({0, 1}))
 
 
 def _random_bid(rng: random.Random, base: bool) -> Game:
