@@ -242,9 +242,9 @@ class AlphaBeta:
         other way round, the opponent choosing first at every simultaneous
         step and we answering knowing its move: a loss found so is sure,
         inflicted by moves of theirs made without seeing ours. A bid that
-        spends the purse a richer opponent outbids tomorrow, with Ghosts
-        that then eliminate us, is such a loss (two days lost that way to
-        `expert`, tests/test_champion_locks.py). Its wins hold whatever the
+        spends the purse a richer opponent outbids tomorrow, with a Ghost
+        that then takes our last defender, is such a loss (a game lost
+        that way to `expert` on day 3, tests/test_champion.py). Its wins hold whatever the
         opponents answer, at any depth: they are searched to the end of the
         budget. Elsewhere only a win is looked for, by the serialised search."""
         opponents = [p for p in game.pending() if p != me]
