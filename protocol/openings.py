@@ -122,24 +122,23 @@ def random_opening(
 
 
 def exposed(game: Game, seat: int) -> bool:
-    """Whether `seat` holds no card able to defend while its opponent
-    holds a card able to attack (2 players): the first day the opponent
-    invests more, it attacks and eliminates the seat. So the seat must
-    match or beat every bid, paying for it, until it holds a defender;
-    with no more coins than the opponent it buys nothing meanwhile and
-    lives on the opponent's bids (against a target that bids at random,
-    on its luck). Every seat `lost_at_once` is exposed; the filter is
-    broad on purpose: an exposed seat with more coins can buy its way
-    out, but the opening still leans on it."""
-    if game.n_players != 2:
-        raise ValueError(f"exposed is defined for 2 players, not {game.n_players}")
+    """Whether `seat` holds no card able to defend while an opponent
+    holds a card able to attack: the first day that opponent invests the
+    most, it attacks and eliminates the seat. So the seat must match or
+    beat every bid, paying for it, until it holds a defender; with no more
+    coins than the opponent it buys nothing meanwhile and lives on the
+    opponent's bids (against a target that bids at random, on its luck).
+    At a table of 3 or 4 it must outbid every armed opponent. Every seat
+    `lost_at_once` is exposed; the
+    filter is broad on purpose: an exposed seat with more coins can buy
+    its way out, but the opening still leans on it."""
     return (not any(DEFENDS[c] for c, _ in game.cards(seat))
-            and any(ATTACKS[c] for c, _ in game.cards(1 - seat)))
+            and any(ATTACKS[c] for other in range(game.n_players) if other != seat for c, _ in game.cards(other)))
 
 
 def exposed_seats(game: Game) -> list[int]:
-    """The seats of a 2-player game with no defence against an attacker (`exposed`)."""
-    return [seat for seat in (0, 1) if exposed(game, seat)]
+    """The seats with no defence against an armed opponent (`exposed`)."""
+    return [seat for seat in range(game.n_players) if exposed(game, seat)]
 
 
 def lost_at_once(game: Game, seat: int) -> bool:

@@ -97,8 +97,13 @@ def test_a_seat_without_a_defender_facing_an_attacker_is_exposed_whatever_the_co
     game = Game(2)
     play_opening(game, (2, 0, "Pass", "Worker"))  # lost at once is exposed too
     assert exposed_seats(game) == doomed_seats(game) == [0]
-    with pytest.raises(ValueError, match="2 players"):
-        exposed(Game(3), 0)
+    # At a table of 4: the Stipend alone against any armed opponent.
+    game = Game(4)
+    play_opening(game, (1, 0, 0, 0, "Worker", "Pass", "Worker", "Magic Bean Stock"))
+    assert exposed_seats(game) == [1]
+    game = Game(4)
+    play_opening(game, (0, 0, 0, 0, "Pass", "Pass", "Pass", "Pass"))  # nobody armed: nobody exposed
+    assert exposed_seats(game) == []
 
 
 def test_openings_that_leave_both_seats_a_game_expose_no_seat_and_change_only_exposing_draws() -> None:

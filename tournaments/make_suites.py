@@ -32,10 +32,12 @@ How the openings are chosen, for each card set and table size:
    seats to the champion and to itself: a seat lost whoever plays it.
    The `--openings` candidates with the smallest imbalance are kept
    (ties: the order drawn), out of `--candidates` times as many drawn.
-   In 2 players a candidate that leaves a seat with no defender against
-   an attacker (`protocol.openings.exposed`) is never kept: that seat
-   must match every bid and buys nothing, so the opening (and, against
-   a bot that bids at random, its luck) decides the game.
+   A candidate that leaves a seat with no defender against an armed
+   opponent (`protocol.openings.exposed`) is never kept: that seat must
+   match every bid and buys nothing, so the opening (and, against a bot
+   that bids at random, its luck) decides the game. In 3 and 4 players
+   too: the champion scored 46% from such seats against three `expert`
+   in the 4-player suite drawn before the filter, 76% from the others.
 
 Each file records this, its parameters, the measured imbalance of the
 kept and of all candidates, and the command that regenerates it.
@@ -141,7 +143,7 @@ def build(players: int, base: bool, n: int, factor: int, seed: int, per_player: 
     plies = per_player * players
     seen: set[bytes] = set()
     scored: list[tuple[float, int, Opening]] = []
-    exposed = 0  # distinct candidates never kept: a seat with no defender against an attacker (2 players)
+    exposed = 0  # distinct candidates never kept: a seat with no defender against an armed opponent
     drawn = 0
     while len(scored) + exposed < n * factor:
         opening = random_opening(players, plies, rng, base=base)
@@ -151,7 +153,7 @@ def build(players: int, base: bool, n: int, factor: int, seed: int, per_player: 
         if game.key() in seen:
             continue
         seen.add(game.key())
-        if players == 2 and exposed_seats(game):  # decided by the opening (and the bids): never kept
+        if exposed_seats(game):  # decided by the opening (and the bids): never kept
             exposed += 1
             continue
         scored.append((max(imbalance(opening, players, base, panel) for panel in panels), len(scored), opening))
@@ -173,8 +175,8 @@ def build(players: int, base: bool, n: int, factor: int, seed: int, per_player: 
            if players == 2 else "."),
         f"# Imbalance: kept mean {mean([s for s, _, _ in kept]):.3f}, max {max(s for s, _, _ in kept):.3f};"
         f" all candidates mean {mean([s for s, _, _ in scored]):.3f}.",
-        *([f"# Never kept: the {exposed} candidates leaving a seat with no defender"
-           " against an attacker (protocol.openings.exposed)."] if players == 2 else []),
+        f"# Never kept: the {exposed} candidates leaving a seat with no defender"
+        " against an armed opponent (protocol.openings.exposed).",
         f"# Regenerate: python -m tournaments.make_suites --openings {n} --candidates {factor} --plies {per_player}"
         f" --seed {seed} --only {name}",
     ]
