@@ -37,7 +37,7 @@ How the openings are chosen, for each card set and table size:
    match every bid and buys nothing, so the opening (and, against a bot
    that bids at random, its luck) decides the game. In 3 and 4 players
    too: the champion scored 46% from such seats against three `expert`
-   in the 4-player suite drawn before the filter, 76% from the others.
+   in the 4-player suite drawn before the filter, 74% from the others.
 
 Each file records this, its parameters, the measured imbalance of the
 kept and of all candidates, and the command that regenerates it.
