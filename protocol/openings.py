@@ -129,9 +129,9 @@ def exposed(game: Game, seat: int) -> bool:
     coins than the opponent it buys nothing meanwhile and lives on the
     opponent's bids (against a target that bids at random, on its luck).
     At a table of 3 or 4 it must outbid every armed opponent. Every seat
-    `lost_at_once` is exposed; the
-    filter is broad on purpose: an exposed seat with more coins can buy
-    its way out, but the opening still leans on it."""
+    `lost_at_once` is exposed; the filter is broad on purpose: an exposed
+    seat with more coins can buy its way out, but the opening still leans
+    on it."""
     return (not any(DEFENDS[c] for c, _ in game.cards(seat))
             and any(ATTACKS[c] for other in range(game.n_players) if other != seat for c, _ in game.cards(other)))
 
