@@ -255,17 +255,24 @@ class AlphaBeta:
         ours, theirs = candidate_moves(game, me), candidate_moves(game, them)
         seconds, wall = _limits(budget)
         clock = time.thread_time if budget.cpu else time.perf_counter
+
+        def lost(rows: list[list[float]] | None) -> frozenset[int]:
+            """Our moves whose row holds a proven loss."""
+            return frozenset(move for move, row in zip(ours, rows or ()) if min(row) < -PROVEN)
+
+        def left(seconds: float, started: float) -> float:
+            """What a search started at `started` left of `seconds` (at least a little: depth 1 is cheap)."""
+            return max(seconds - (clock() - started), seconds / 10) if seconds > 0 else seconds
+
         started = clock()
         if self._today is None:
             self._today = _engine.AlphaBeta(self.weights.values, self.weights.scale, 0, False)
         today, _depth, _nodes = self._today.matrix(game, me, them, ours, theirs, min(LOSS_DEPTH, budget.depth),
                                                    seconds, wall, budget.cpu)
-        losing: frozenset[int] = frozenset()
-        if today is not None:
-            lost = frozenset(move for move, row in zip(ours, today) if min(row) < -PROVEN)
-            losing = lost if len(lost) < len(ours) else frozenset()
-        if seconds > 0:  # what the day's search left of the budget (at least a little: depth 1 is cheap)
-            seconds = max(seconds - (clock() - started), seconds / 10)
+        losing = lost(today)
+        if len(losing) == len(ours):
+            losing = frozenset()
+        seconds = left(seconds, started)
         if budget.depth > LOSS_DEPTH:
             if self._beyond is None:
                 self._beyond = _engine.AlphaBeta(self.weights.values, self.weights.scale, 16, False, True)
@@ -273,12 +280,10 @@ class AlphaBeta:
             started = clock()
             beyond, _depth, _nodes = self._beyond.matrix(game, me, them, ours, theirs,
                                                          min(SURE_LOSS_DEPTH, budget.depth), share, wall, budget.cpu)
-            if beyond is not None:
-                sure = frozenset(move for move, row in zip(ours, beyond) if min(row) < -PROVEN)
-                if len(losing | sure) < len(ours):
-                    losing |= sure
-            if seconds > 0:
-                seconds = max(seconds - (clock() - started), seconds / 10)
+            both = losing | lost(beyond)
+            if len(both) < len(ours):
+                losing = both
+            seconds = left(seconds, started)
         rows, _depth, _nodes = self.core.matrix(game, me, them, ours, theirs, budget.depth, seconds, wall, budget.cpu)
         if rows is not None:
             worst = [min(row) for row in rows]
