@@ -26,6 +26,11 @@ answers every bid as an opponent's best, so against `evolved`, which
 mostly does not attack when it could, the champion paid to deny attacks
 that were not coming, and lost the race and then the game (docs/bots.md,
 the bid model, has the rows). `--no-bid-model` searches every bid.
+The model is for 2 players: at 3 and 4 everyone soon holds Ghosts, every
+playout player matched a threatening purse every day, the races in the
+playouts slowed, and the champion bought income where `expert` bought
+points and won the race (docs/bots.md, "The bid model at 4 players",
+has the rows).
 
 Its playouts stop `--horizon` days on (HORIZON_DAYS), or later while
 the shop still sells points, and the evaluation values the state they
@@ -118,8 +123,9 @@ class ChampionPolicy:
             self.budget = Budget(seconds=seconds, depth=depth, cpu=True, wall_limit=wall_limit)
 
     def __call__(self, game: Game, me: int) -> int:
-        if self.bids is not None:
-            self.bids.observe(game, me)
+        bids = self.bids if game.n_players == 2 else None
+        if bids is not None:
+            bids.observe(game, me)
         if self.prover is not None:
             moves = candidate_moves(game, me)
             if len(moves) == 1:
@@ -128,7 +134,7 @@ class ChampionPolicy:
             if win is not None:
                 return win
             assert isinstance(self.searcher, Mcts)
-            passive = self.bids.chances(game, me) if self.bids is not None else None
+            passive = bids.chances(game, me) if bids is not None else None
             outcome = self.searcher.search(game, me, self.budget, passive)
             if outcome.move not in losing:
                 return outcome.move
@@ -163,7 +169,8 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-bid-model", dest="bid_model", action="store_false",
                         help="mcts: search every opponent bid as its best, instead of having each opponent bid 0 in "
                              "the tree as often as it did in this game while it could attack, and the playouts' "
-                             "threatened players deny the others (the champion before the bid model)")
+                             "threatened players deny the others (the champion before the bid model; at 3 and 4 "
+                             "players the champion never uses it)")
     parser.add_argument("--depth", type=int, default=MAX_DEPTH,
                         help="alphabeta: deepest iteration, in steps (default %(default)s: time decides)")
     parser.add_argument("--weights", default=None, metavar="FILE",

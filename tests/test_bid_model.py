@@ -113,3 +113,24 @@ def test_the_champion_models_bids_unless_told_not_to() -> None:
     champion(game, 0)
     champion(_after_bids(game, 0, 0), 0)
     assert champion.bids is not None and champion.bids.chances(game, 0) == [0.0, 0.5]
+
+
+def test_at_three_and_four_players_the_champion_searches_every_bid() -> None:
+    # With the model at 4 players every playout player matched a
+    # threatening purse every day; the champion bought income where
+    # `expert` bought points (docs/bots.md, "The bid model at 4 players").
+    champion = ChampionPolicy(seconds=0.02, seed=1)
+    assert isinstance(champion.searcher, core.Mcts)
+    search = champion.searcher.search
+    passed: list[object] = []
+
+    def spy(game: Game, me: int, budget: core.Budget, passive: list[float] | None = None) -> core.Outcome:
+        passed.append(passive)
+        return search(game, me, budget, passive)
+
+    champion.searcher.search = spy  # type: ignore[method-assign,assignment]
+    for players in (2, 3, 4):
+        game = Game(players)
+        champion.new_game(game, 0)
+        champion(game, 0)
+    assert passed == [[0.0, 0.0], None, None]
