@@ -26,11 +26,11 @@ answers every bid as an opponent's best, so against `evolved`, which
 mostly does not attack when it could, the champion paid to deny attacks
 that were not coming, and lost the race and then the game (docs/bots.md,
 the bid model, has the rows). `--no-bid-model` searches every bid.
-The model is for 2 players: at 3 and 4 everyone soon holds Ghosts, every
-playout player matched a threatening purse every day, the races in the
-playouts slowed, and the champion bought income where `expert` bought
-points and won the race (docs/bots.md, "The bid model at 4 players",
-has the rows).
+The model is for 2 players, where it was measured: at 4 players against
+three `expert` it cost about ten points of score, and on the day-3 buy
+of a game lost to the race for points the champion with it bought income
+where without it, as the winning `expert`, it bought a Board of Monopoly
+(docs/bots.md, "The bid model at 4 players", has the rows).
 
 Its playouts stop `--horizon` days on (HORIZON_DAYS), or later while
 the shop still sells points, and the evaluation values the state they
