@@ -116,9 +116,8 @@ def test_the_champion_models_bids_unless_told_not_to() -> None:
 
 
 def test_at_three_and_four_players_the_champion_searches_every_bid() -> None:
-    # With the model at 4 players every playout player matched a
-    # threatening purse every day; the champion bought income where
-    # `expert` bought points (docs/bots.md, "The bid model at 4 players").
+    # At 4 players against three `expert` the model cost a tenth of the
+    # champion's score (docs/bots.md, "The bid model at 4 players").
     champion = ChampionPolicy(seconds=0.02, seed=1)
     assert isinstance(champion.searcher, core.Mcts)
     search = champion.searcher.search
