@@ -73,7 +73,12 @@ def test_a_person_plays_random_in_the_browser_and_a_spectator_watches_live(
             assert page.locator("#invest-amount").get_attribute("max") is not None
             page.fill("#invest-amount", "0")
             page.click("#invest")
-            invested += 1
+            # Counted once the page sent it: a click the page could not send
+            # (its connection not open at that moment) leaves the same
+            # question up, answered on the next pass, and counting both made
+            # the spectator look one round behind (a CI run on a busy machine).
+            if not page.locator("#controls:not([hidden]) #invest").count():
+                invested += 1
         elif page.locator("#controls #pass").count():
             piles = page.locator(".ect-shop .ect-pile.ect-clickable")
             (piles.first.click() if piles.count() else page.click("#pass"))  # buy to have defenders
