@@ -134,8 +134,10 @@ class ChampionPolicy:
             if win is not None:
                 return win
             assert isinstance(self.searcher, Mcts)
-            passive = bids.chances(game, me) if bids is not None else None
-            outcome = self.searcher.search(game, me, self.budget, passive)
+            if bids is not None:
+                outcome = self.searcher.search(game, me, self.budget, bids.chances(game, me), bids.denied(game, me))
+            else:
+                outcome = self.searcher.search(game, me, self.budget)
             if outcome.move not in losing:
                 return outcome.move
             # MCTS sampled a move proven to lose against some answer: its

@@ -123,9 +123,10 @@ def test_at_three_and_four_players_the_champion_searches_every_bid() -> None:
     search = champion.searcher.search
     passed: list[object] = []
 
-    def spy(game: Game, me: int, budget: core.Budget, passive: list[float] | None = None) -> core.Outcome:
+    def spy(game: Game, me: int, budget: core.Budget, passive: list[float] | None = None,
+            denied: float = 1.0) -> core.Outcome:
         passed.append(passive)
-        return search(game, me, budget, passive)
+        return search(game, me, budget, passive, denied)
 
     champion.searcher.search = spy  # type: ignore[method-assign,assignment]
     for players in (2, 3, 4):
@@ -133,3 +134,74 @@ def test_at_three_and_four_players_the_champion_searches_every_bid() -> None:
         champion.new_game(game, 0)
         champion(game, 0)
     assert passed == [[0.0, 0.0], None, None]
+
+
+def _our_ghost_day(our_coins: int = 3, their_coins: int = 6) -> Game:
+    """Investing: our (0) Ghost beats every defender of theirs (1), a
+    Worker and a Senior Worker, without fainting (our sure attack)."""
+    return _state({"name": "investing"},
+                  [(our_coins, 1, _cards("Ghost", "Worker")), (their_coins, 1, _cards("Worker", "Senior Worker"))])
+
+
+def test_the_model_counts_the_days_an_opponent_paid_to_stop_our_sure_attack() -> None:
+    model = BidModel()
+    day = _our_ghost_day()
+    assert holds_sure_attack(day, 0) and not holds_sure_attack(day, 1)
+    assert model.denied(day, 0) == 1.0  # assumed until shown: the champion before the count
+    model.observe(day, 0)
+    model.observe(_after_bids(day, 0, 0), 0)  # they let us attack for nothing
+    assert (model.denials, model.threatened) == ({1: 0}, {1: 1})
+    assert model.denied(day, 0) == 0.5
+    model.observe(day, 0)
+    model.observe(_after_bids(day, 0, 3), 0)  # they matched our purse
+    assert model.denied(day, 0) == 2 / 3
+    # Only where they could match: a poorer opponent is not counted, nor a day
+    # we hold no sure attack (their Bubble kills our Ghost), nor a day we have
+    # no coin to bid.
+    for game in (_our_ghost_day(their_coins=2), _our_ghost_day(our_coins=0),
+                 _state({"name": "investing"}, [(3, 1, _cards("Ghost")), (6, 1, _cards("Bubble"))])):
+        model.observe(game, 0)
+        model.observe(_after_bids(game, 0, 0), 0)
+    assert (model.denials, model.threatened) == ({1: 1}, {1: 2})
+    assert model.steps == {}  # their side: they never held a sure attack
+    model.reset()
+    assert model.denied(day, 0) == 1.0
+
+
+def test_what_the_opponent_pays_to_stop_our_attack_prices_our_ghost_in_the_playouts() -> None:
+    game = _our_ghost_day()
+
+    def value(seed: int, denied: float, passive: list[float] | None = [0.0, 0.0]) -> float:
+        return core.Mcts(WEIGHTS, seed=seed).search(game, 0, core.Budget(iterations=3000), passive, denied).value
+
+    for seed in range(3):
+        # Matched every day, our Ghost drains their purse: worth far more than unanswered.
+        assert value(seed, 1.0) > value(seed, 0.0) + 0.15
+        # Without the bid model nobody matches in the playouts, whatever `denied` says.
+        assert value(seed, 1.0, None) == value(seed, 0.0, None)
+
+
+@pytest.mark.parametrize("denied", [-0.1, 1.5, float("nan")])
+def test_a_bad_denial_chance_is_refused(denied: float) -> None:
+    with pytest.raises(ValueError, match="denied"):
+        core.Mcts(WEIGHTS, seed=1).core.search(_our_ghost_day(), 0, 10, -1, -1, False, [0.0, 0.0], denied)
+
+
+def test_the_champion_passes_what_it_saw_to_the_search() -> None:
+    champion = ChampionPolicy(seconds=0.02, seed=1)
+    assert isinstance(champion.searcher, core.Mcts)
+    search = champion.searcher.search
+    passed: list[float] = []
+
+    def spy(game: Game, me: int, budget: core.Budget, passive: list[float] | None = None,
+            denied: float = 1.0) -> core.Outcome:
+        passed.append(denied)
+        return search(game, me, budget, passive, denied)
+
+    champion.searcher.search = spy  # type: ignore[method-assign,assignment]
+    day = _our_ghost_day()
+    champion.new_game(day, 0)
+    champion(day, 0)
+    champion(_after_bids(day, 0, 0), 0)  # nobody bid: the buy, where the model reads that they did not pay
+    champion(day, 0)
+    assert passed[0] == 1.0 and passed[-1] == 0.5

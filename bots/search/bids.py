@@ -23,6 +23,17 @@ and it follows what the opponent does. A bot that passes for days and
 then strikes is answered as a passive one on the day it strikes; the
 exploiter measures what that costs (docs/bots.md).
 
+The other side of it, our own sure attacks: in the playouts an
+opponent they threaten matches our purse with the chance that it paid to
+stop them in this game (`denied`): at our investing steps while we held
+a sure attack and coins, and it held at least as many, the share of
+those at which it bid something. One is assumed before it has shown it
+(denials + 1) / (steps + 1), the champion before this count, and it
+follows what the opponent does. Charged every day, the match made our
+Ghosts look worth more than the points bought instead, against bots
+that do not pay it (docs/bots.md, "Nobody pays to deny us in the
+playouts").
+
 A bid is read from the purses: noted at our investing step, the
 opponent's purse at our next step of the same day (attacking, defending
 or buying; bids are paid at once, and nothing else takes coins then) is
@@ -54,33 +65,55 @@ class BidModel:
         self.zeros: dict[int, int] = {}
         self.steps: dict[int, int] = {}
         self._noted: tuple[int, dict[int, int]] | None = None  # (days played, purses) at our last investing step
+        self.threatened: dict[int, int] = {}
+        self.denials: dict[int, int] = {}
+        self._threat: tuple[int, dict[int, int]] | None = None  # the same, for opponents our sure attack threatened
 
     def reset(self) -> None:
         """A new game: nothing seen."""
         self.zeros.clear()
         self.steps.clear()
         self._noted = None
+        self.threatened.clear()
+        self.denials.clear()
+        self._threat = None
 
     def observe(self, game: Game, me: int) -> None:
         """Reads the bids made since our last investing step (if this is
         a later step of the same day), and notes the purses at this one."""
-        if self._noted is not None:
-            day, purses = self._noted
-            if game.days_played == day and game.phase != INVESTING:
-                for p, before in purses.items():
-                    bid = before - game.coins(p)
-                    if bid < 0:
-                        continue
-                    self.steps[p] = self.steps.get(p, 0) + 1
-                    self.zeros[p] = self.zeros.get(p, 0) + (bid == 0)
-            self._noted = None
+        for p, bid in _bids(self._noted, game):
+            self.steps[p] = self.steps.get(p, 0) + 1
+            self.zeros[p] = self.zeros.get(p, 0) + (bid == 0)
+        for p, bid in _bids(self._threat, game):
+            self.threatened[p] = self.threatened.get(p, 0) + 1
+            self.denials[p] = self.denials.get(p, 0) + (bid > 0)
+        self._noted = self._threat = None
         if game.phase == INVESTING:
             self._noted = (game.days_played, {
                 p: game.coins(p) for p in range(game.n_players)
                 if p != me and game.coins(p) > 0 and holds_sure_attack(game, p)
             })
+            if game.coins(me) > 0 and holds_sure_attack(game, me):
+                self._threat = (game.days_played, {
+                    p: game.coins(p) for p in range(game.n_players)
+                    if p != me and game.coins(p) >= game.coins(me)
+                })
 
     def chances(self, game: Game, me: int) -> list[float]:
         """Each player's chance of bidding 0 while it holds a sure attack
         (0 for `me`: our own bids are searched)."""
         return [0.0 if p == me else self.zeros.get(p, 0) / (self.steps.get(p, 0) + 1) for p in range(game.n_players)]
+
+    def denied(self, game: Game, me: int) -> float:
+        """The chance that an opponent our sure attack threatens pays to
+        stop it: the most any opponent has shown, one until it has."""
+        return max((self.denials.get(p, 0) + 1) / (self.threatened.get(p, 0) + 1)
+                   for p in range(game.n_players) if p != me)
+
+
+def _bids(noted: tuple[int, dict[int, int]] | None, game: Game) -> list[tuple[int, int]]:
+    """The bids since the purses were noted at an investing step, if
+    `game` is a later step of the same day."""
+    if noted is None or game.days_played != noted[0] or game.phase == INVESTING:
+        return []
+    return [(p, before - game.coins(p)) for p, before in noted[1].items() if before >= game.coins(p)]

@@ -370,14 +370,17 @@ class Mcts:
     def reset(self) -> None:
         self.core.reset()
 
-    def search(self, game: Game, me: int, budget: Budget, passive: Sequence[float] | None = None) -> Outcome:
+    def search(self, game: Game, me: int, budget: Budget, passive: Sequence[float] | None = None,
+               denied: float = 1.0) -> Outcome:
         """`passive`: each player's chance of bidding 0 while it holds a sure
-        attack, played in the tree instead of searched (bots.search.bids)."""
+        attack, played in the tree instead of searched (bots.search.bids);
+        with it, `denied` is the chance that an opponent our sure attack
+        threatens pays to stop it in the playouts."""
         if budget.seconds is None and budget.iterations is None:
             raise ValueError("give a time or an iteration budget")
         seconds, wall = _limits(budget)
         iterations = budget.iterations if budget.iterations is not None else -1
-        move, done, stats = self.core.search(game, me, iterations, seconds, wall, budget.cpu, passive)
+        move, done, stats = self.core.search(game, me, iterations, seconds, wall, budget.cpu, passive, denied)
         visits = sum(count for _, count, _ in stats)
         strategy = {m: count / visits for m, count, _ in stats if count} if visits else {move: 1.0}
         value = next((mean for m, _, mean in stats if m == move), 0.0)

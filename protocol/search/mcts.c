@@ -50,7 +50,8 @@ typedef struct {
     int64_t horizon; /* days a playout runs before the evaluation values it; 0: to the end */
     double passive[MAXP]; /* this search's chance that each player bids 0 while it holds a sure attack (0: searched) */
     int bid_model;        /* passive given for this search: the playouts' threatened players deny */
-    double aggression[MAXP]; /* 1 - passive: each player's chance of bidding for its sure attack (the playouts) */
+    double aggression[MAXP]; /* the chance that the playouts' threatened players match each player's purse: 1 - passive,
+                                and `denied` for the searching player */
     double exploration;
     uint64_t rng;
     uint32_t max_nodes;
@@ -507,14 +508,18 @@ static void M_dealloc(MctsObject *self)
 
 static PyObject *M_search(MctsObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"game", "me", "iterations", "seconds", "wall_limit", "cpu", "passive", NULL};
+    static char *kwlist[] = {"game", "me", "iterations", "seconds", "wall_limit", "cpu", "passive", "denied", NULL};
     PyObject *game, *passive = Py_None;
     int me, cpu = 0;
     long long iterations = -1;
-    double seconds = -1, wall_limit = -1;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "Oi|LddpO", kwlist, &game, &me, &iterations, &seconds, &wall_limit,
-                                     &cpu, &passive))
+    double seconds = -1, wall_limit = -1, denied = 1.0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "Oi|LddpOd", kwlist, &game, &me, &iterations, &seconds, &wall_limit,
+                                     &cpu, &passive, &denied))
         return NULL;
+    if (!(denied >= 0.0 && denied <= 1.0)) {
+        PyErr_SetString(PyExc_ValueError, "denied: a chance, from 0 to 1");
+        return NULL;
+    }
     double chances[MAXP] = {0};
     if (passive != Py_None) {
         Py_ssize_t n = read_chances(passive, "passive", chances);
@@ -542,6 +547,18 @@ static PyObject *M_search(MctsObject *self, PyObject *args, PyObject *kw)
         PyErr_Format(PyExc_ValueError, "player %d has no move to make in this state", me);
         return NULL;
     }
+    /* Our own attacks in the playouts: a threatened opponent matches our
+       purse with the chance `denied`, the share of the days it paid to
+       stop them in this game (bots/search/bids.py), not the chance that
+       we bid for them. The heuristic attacker bids only to outbid a
+       poorer player, so every match is a price our Ghosts cost the
+       opponent: charged every day (1, as before), a richer opponent paid
+       as many coins as we held, day after day, against Ghosts that were
+       not bidding, and our Ghosts looked worth more than the points we
+       bought instead; charged never (0), the champion lost games to a
+       Ghost rush that it won (docs/bots.md, "Nobody pays to deny us in
+       the playouts"). */
+    self->aggression[me] = denied;
     Clock clock;
     clock_start(&clock, cpu, seconds, wall_limit);
     if (self->n_nodes > self->max_nodes / 4 * 3 || self->n_stats > self->max_nodes * 12u)
