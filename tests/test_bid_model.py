@@ -143,18 +143,21 @@ def _our_ghost_day(our_coins: int = 3, their_coins: int = 6) -> Game:
                   [(our_coins, 1, _cards("Ghost", "Worker")), (their_coins, 1, _cards("Worker", "Senior Worker"))])
 
 
-def test_the_model_counts_the_days_an_opponent_paid_to_stop_our_sure_attack() -> None:
+def test_the_model_counts_what_an_opponent_paid_to_stop_our_sure_attack() -> None:
     model = BidModel()
-    day = _our_ghost_day()
+    day = _our_ghost_day()  # our purse: 3 coins
     assert holds_sure_attack(day, 0) and not holds_sure_attack(day, 1)
-    assert model.denied(day, 0) == 1.0  # assumed until shown: the champion before the count
+    assert model.denied(day, 0) == 0.5  # one half assumed until they have shown it
     model.observe(day, 0)
     model.observe(_after_bids(day, 0, 0), 0)  # they let us attack for nothing
-    assert (model.denials, model.threatened) == ({1: 0}, {1: 1})
-    assert model.denied(day, 0) == 0.5
+    assert (model.paid, model.threatened) == ({1: 0.0}, {1: 1})
+    assert model.denied(day, 0) == 0.25
     model.observe(day, 0)
-    model.observe(_after_bids(day, 0, 3), 0)  # they matched our purse
-    assert model.denied(day, 0) == 2 / 3
+    model.observe(_after_bids(day, 0, 1), 0)  # a coin: a third of our purse
+    assert model.denied(day, 0) == pytest.approx((1 / 3 + 0.5) / 3)
+    model.observe(day, 0)
+    model.observe(_after_bids(day, 0, 5), 0)  # more than our purse counts as all of it
+    assert model.denied(day, 0) == pytest.approx((4 / 3 + 0.5) / 4)
     # Only where they could match: a poorer opponent is not counted, nor a day
     # we hold no sure attack (their Bubble kills our Ghost), nor a day we have
     # no coin to bid.
@@ -162,10 +165,10 @@ def test_the_model_counts_the_days_an_opponent_paid_to_stop_our_sure_attack() ->
                  _state({"name": "investing"}, [(3, 1, _cards("Ghost")), (6, 1, _cards("Bubble"))])):
         model.observe(game, 0)
         model.observe(_after_bids(game, 0, 0), 0)
-    assert (model.denials, model.threatened) == ({1: 1}, {1: 2})
+    assert model.threatened == {1: 3}
     assert model.steps == {}  # their side: they never held a sure attack
     model.reset()
-    assert model.denied(day, 0) == 1.0
+    assert model.denied(day, 0) == 0.5
 
 
 def test_what_the_opponent_pays_to_stop_our_attack_prices_our_ghost_in_the_playouts() -> None:
@@ -204,4 +207,4 @@ def test_the_champion_passes_what_it_saw_to_the_search() -> None:
     champion(day, 0)
     champion(_after_bids(day, 0, 0), 0)  # nobody bid: the buy, where the model reads that they did not pay
     champion(day, 0)
-    assert passed[0] == 1.0 and passed[-1] == 0.5
+    assert passed[0] == 0.5 and passed[-1] == 0.25

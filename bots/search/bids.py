@@ -24,15 +24,18 @@ then strikes is answered as a passive one on the day it strikes; the
 exploiter measures what that costs (docs/bots.md).
 
 The other side of it, our own sure attacks: in the playouts an
-opponent they threaten matches our purse with the chance that it paid to
-stop them in this game (`denied`): at our investing steps while we held
-a sure attack and coins, and it held at least as many, the share of
-those at which it bid something. One is assumed before it has shown it
-(denials + 1) / (steps + 1), the champion before this count, and it
-follows what the opponent does. Charged every day, the match made our
-Ghosts look worth more than the points bought instead, against bots
-that do not pay it (docs/bots.md, "Nobody pays to deny us in the
-playouts").
+opponent they threaten matches our purse with a chance (`denied`) that
+makes the playouts charge it what it has paid in this game to stop
+them: at our investing steps while we held a sure attack and coins, and
+it held at least as many, its bid as a share of our purse (at most
+all of it), averaged with one half assumed at the start:
+(shares + 1/2) / (steps + 1). The real price varies by bot: replayed
+from stored games, `mcts-v1` paid 35% of our purse on average
+(mostly a coin to tie our bid), `evolved` 42%, `expert` 87% and
+`attack-repro` nothing. Charged our whole purse every day (the champion
+before this count), our Ghosts looked worth more than the points bought
+instead, and the champion lost the race for points to `mcts-v1`
+(docs/bots.md, "What the opponent pays to stop our attacks").
 
 A bid is read from the purses: noted at our investing step, the
 opponent's purse at our next step of the same day (attacking, defending
@@ -66,8 +69,9 @@ class BidModel:
         self.steps: dict[int, int] = {}
         self._noted: tuple[int, dict[int, int]] | None = None  # (days played, purses) at our last investing step
         self.threatened: dict[int, int] = {}
-        self.denials: dict[int, int] = {}
+        self.paid: dict[int, float] = {}  # the shares of our purse paid at those steps, summed
         self._threat: tuple[int, dict[int, int]] | None = None  # the same, for opponents our sure attack threatened
+        self._purse = 1  # ours, at that step
 
     def reset(self) -> None:
         """A new game: nothing seen."""
@@ -75,7 +79,7 @@ class BidModel:
         self.steps.clear()
         self._noted = None
         self.threatened.clear()
-        self.denials.clear()
+        self.paid.clear()
         self._threat = None
 
     def observe(self, game: Game, me: int) -> None:
@@ -86,7 +90,7 @@ class BidModel:
             self.zeros[p] = self.zeros.get(p, 0) + (bid == 0)
         for p, bid in _bids(self._threat, game):
             self.threatened[p] = self.threatened.get(p, 0) + 1
-            self.denials[p] = self.denials.get(p, 0) + (bid > 0)
+            self.paid[p] = self.paid.get(p, 0.0) + min(bid, self._purse) / self._purse
         self._noted = self._threat = None
         if game.phase == INVESTING:
             self._noted = (game.days_played, {
@@ -94,6 +98,7 @@ class BidModel:
                 if p != me and game.coins(p) > 0 and holds_sure_attack(game, p)
             })
             if game.coins(me) > 0 and holds_sure_attack(game, me):
+                self._purse = game.coins(me)
                 self._threat = (game.days_played, {
                     p: game.coins(p) for p in range(game.n_players)
                     if p != me and game.coins(p) >= game.coins(me)
@@ -105,11 +110,12 @@ class BidModel:
         return [0.0 if p == me else self.zeros.get(p, 0) / (self.steps.get(p, 0) + 1) for p in range(game.n_players)]
 
     def denied(self, game: Game, me: int) -> float:
-        """The chance that an opponent our sure attack threatens pays to
-        stop it: the most any opponent has shown, one until it has."""
-        return max((self.denials.get(p, 0) + 1) / (self.threatened.get(p, 0) + 1)
+        """The chance with which an opponent our sure attack threatens
+        matches our purse in the playouts: the share of it that it paid at
+        such steps, one half until it has shown it; the most of any
+        opponent's."""
+        return max((self.paid.get(p, 0.0) + 0.5) / (self.threatened.get(p, 0) + 1)
                    for p in range(game.n_players) if p != me)
-
 
 def _bids(noted: tuple[int, dict[int, int]] | None, game: Game) -> list[tuple[int, int]]:
     """The bids since the purses were noted at an investing step, if

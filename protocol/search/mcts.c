@@ -548,16 +548,15 @@ static PyObject *M_search(MctsObject *self, PyObject *args, PyObject *kw)
         return NULL;
     }
     /* Our own attacks in the playouts: a threatened opponent matches our
-       purse with the chance `denied`, the share of the days it paid to
-       stop them in this game (bots/search/bids.py), not the chance that
-       we bid for them. The heuristic attacker bids only to outbid a
-       poorer player, so every match is a price our Ghosts cost the
-       opponent: charged every day (1, as before), a richer opponent paid
-       as many coins as we held, day after day, against Ghosts that were
-       not bidding, and our Ghosts looked worth more than the points we
-       bought instead; charged never (0), the champion lost games to a
-       Ghost rush that it won (docs/bots.md, "Nobody pays to deny us in
-       the playouts"). */
+       purse with the chance `denied`, which bots/search/bids.py makes
+       the share of our purse that this opponent has paid to stop them in
+       this game, not the chance that we bid for them. The heuristic
+       attacker bids only to outbid a poorer player, so every match is a
+       price our Ghosts cost the opponent: charged in full every day (1, as
+       before), a richer opponent threw away as many coins as we held, day
+       after day, and our Ghosts looked worth more than the points we
+       bought instead (docs/bots.md, "What the opponent pays to stop our
+       attacks"). */
     self->aggression[me] = denied;
     Clock clock;
     clock_start(&clock, cpu, seconds, wall_limit);
