@@ -30,9 +30,9 @@ them: at our investing steps while we held a sure attack and coins, and
 it held at least as many, its bid as a share of our purse (at most
 all of it), averaged with one half assumed at the start:
 (shares + 1/2) / (steps + 1). The real price varies by bot: replayed
-from stored games, `mcts-v1` paid 35% of our purse on average
-(mostly a coin to tie our bid), `evolved` 42%, `expert` 87% and
-`attack-repro` nothing. Charged our whole purse every day (the champion
+from stored games (bench/bid_prices.py), `mcts-v1` paid about a third
+of our purse on average (though it bid something at 70% of those
+steps), `evolved` 42%, `expert` 87% and `attack-repro` nothing. Charged our whole purse every day (the champion
 before this count), our Ghosts looked worth more than the points bought
 instead, and the champion lost the race for points to `mcts-v1`
 (docs/bots.md, "What the opponent pays to stop our attacks").
@@ -116,6 +116,7 @@ class BidModel:
         opponent's."""
         return max((self.paid.get(p, 0.0) + 0.5) / (self.threatened.get(p, 0) + 1)
                    for p in range(game.n_players) if p != me)
+
 
 def _bids(noted: tuple[int, dict[int, int]] | None, game: Game) -> list[tuple[int, int]]:
     """The bids since the purses were noted at an investing step, if

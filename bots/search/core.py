@@ -375,7 +375,7 @@ class Mcts:
         """`passive`: each player's chance of bidding 0 while it holds a sure
         attack, played in the tree instead of searched (bots.search.bids);
         with it, `denied` is the chance that an opponent our sure attack
-        threatens pays to stop it in the playouts."""
+        threatens matches our purse to stop it, in the playouts."""
         if budget.seconds is None and budget.iterations is None:
             raise ValueError("give a time or an iteration budget")
         seconds, wall = _limits(budget)
