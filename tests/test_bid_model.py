@@ -115,25 +115,31 @@ def test_the_champion_models_bids_unless_told_not_to() -> None:
     assert champion.bids is not None and champion.bids.chances(game, 0) == [0.0, 0.5]
 
 
+def _spy_on_search(champion: ChampionPolicy) -> list[tuple[list[float] | None, float]]:
+    """What the champion passes its MCTS at each search: (passive, denied)."""
+    assert isinstance(champion.searcher, core.Mcts)
+    search = champion.searcher.search
+    passed: list[tuple[list[float] | None, float]] = []
+
+    def spy(game: Game, me: int, budget: core.Budget, passive: list[float] | None = None,
+            denied: float = 1.0) -> core.Outcome:
+        passed.append((passive, denied))
+        return search(game, me, budget, passive, denied)
+
+    champion.searcher.search = spy  # type: ignore[method-assign,assignment]
+    return passed
+
+
 def test_at_three_and_four_players_the_champion_searches_every_bid() -> None:
     # At 4 players against three `expert` the model cost a tenth of the
     # champion's score (docs/bots.md, "The bid model at 4 players").
     champion = ChampionPolicy(seconds=0.02, seed=1)
-    assert isinstance(champion.searcher, core.Mcts)
-    search = champion.searcher.search
-    passed: list[object] = []
-
-    def spy(game: Game, me: int, budget: core.Budget, passive: list[float] | None = None,
-            denied: float = 1.0) -> core.Outcome:
-        passed.append(passive)
-        return search(game, me, budget, passive, denied)
-
-    champion.searcher.search = spy  # type: ignore[method-assign,assignment]
+    passed = _spy_on_search(champion)
     for players in (2, 3, 4):
         game = Game(players)
         champion.new_game(game, 0)
         champion(game, 0)
-    assert passed == [[0.0, 0.0], None, None]
+    assert [passive for passive, _ in passed] == [[0.0, 0.0], None, None]
 
 
 def _our_ghost_day(our_coins: int = 3, their_coins: int = 6) -> Game:
@@ -192,19 +198,10 @@ def test_a_bad_denial_chance_is_refused(denied: float) -> None:
 
 def test_the_champion_passes_what_it_saw_to_the_search() -> None:
     champion = ChampionPolicy(seconds=0.02, seed=1)
-    assert isinstance(champion.searcher, core.Mcts)
-    search = champion.searcher.search
-    passed: list[float] = []
-
-    def spy(game: Game, me: int, budget: core.Budget, passive: list[float] | None = None,
-            denied: float = 1.0) -> core.Outcome:
-        passed.append(denied)
-        return search(game, me, budget, passive, denied)
-
-    champion.searcher.search = spy  # type: ignore[method-assign,assignment]
+    passed = _spy_on_search(champion)
     day = _our_ghost_day()
     champion.new_game(day, 0)
     champion(day, 0)
     champion(_after_bids(day, 0, 0), 0)  # nobody bid: the buy, where the model reads that they did not pay
     champion(day, 0)
-    assert passed[0] == 0.5 and passed[-1] == 0.25
+    assert passed[0][1] == 0.5 and passed[-1][1] == 0.25
