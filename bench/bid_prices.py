@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bots.search.bids import BidModel  # noqa: E402
 from exploit.matches import records  # noqa: E402
-from protocol.engine import BUY, INVESTING, Game, move_from_wire  # noqa: E402
+from protocol.engine import Game, move_from_wire  # noqa: E402
 
 
 @dataclass
@@ -46,19 +46,19 @@ class Prices:
 def states(game: dict[str, Any], base: bool) -> Iterator[Game]:
     """Each state at which the game's measured seat had a move, before
     any move of that step applies (a simultaneous step shows no one's
-    choice), as the bot was asked."""
+    choice), as the bot was asked. The moves are stored in the order the
+    referee asks for them: each step's pending seats, in seat order."""
     state = Game(2, base=base)
-    moves = game["moves"]
-    i = 0
-    while i < len(moves) and not state.is_over:
-        pending = state.pending()
-        if game["seat"] in pending:
+    moves = iter(game["moves"])
+    while not state.is_over:
+        seats = state.pending()
+        if game["seat"] in seats:
             yield state
-        for _ in pending if state.phase in (INVESTING, BUY) else pending[:1]:
-            if i == len(moves):
-                break
-            state.play(state.pending()[0], move_from_wire(state, moves[i]))
-            i += 1
+        for seat in seats:
+            move = next(moves, None)
+            if move is None:
+                return
+            state.play(seat, move_from_wire(state, move))
 
 
 def prices(path: Path, base: bool) -> Prices:
