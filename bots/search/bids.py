@@ -32,10 +32,11 @@ all of it), averaged with one half assumed at the start:
 (shares + 1/2) / (steps + 1). The real price varies by bot: replayed
 from stored games (bench/bid_prices.py), `mcts-v1` paid about a third
 of our purse on average (though it bid something at 70% of those
-steps), `evolved` 42%, `expert` 87% and `attack-repro` nothing. Charged our whole purse every day (the champion
-before this count), our Ghosts looked worth more than the points bought
-instead, and the champion lost the race for points to `mcts-v1`
-(docs/bots.md, "What the opponent pays to stop our attacks").
+steps), `evolved` 42%, `expert` 87% and `attack-repro` nothing.
+Charged our whole purse every day (the champion before this count), our
+Ghosts looked worth more than the points bought instead, and the
+champion lost the race for points to `mcts-v1` (docs/bots.md, "What the
+opponent pays to stop our attacks").
 
 A bid is read from the purses: noted at our investing step, the
 opponent's purse at our next step of the same day (attacking, defending
