@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bots.search.bids import BidModel  # noqa: E402
 from exploit.matches import records  # noqa: E402
-from protocol.engine import Game, move_from_wire  # noqa: E402
+from protocol.engine import Game, IllegalMove, move_from_wire  # noqa: E402
 
 
 @dataclass
@@ -85,15 +85,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     missing = [str(row) for row in options.rows if not row.is_file()]
     if missing:
         parser.error(f"no such file: {', '.join(missing)}")
+    found: list[Prices] = []
+    for row in options.rows:
+        try:
+            found.append(prices(row, options.base))
+        except (IllegalMove, KeyError, TypeError, ValueError) as e:
+            parser.error(f"{row}: not a file of stored games of the {'base' if options.base else 'simple'} set ({e!r})")
     print("| file | games | steps | bid something | share of the purse paid |")
     print("|---|---|---|---|---|")
-    for row in options.rows:
-        found = prices(row, options.base)
-        if not found.steps:
-            print(f"| {row.name} | {found.games} | 0 | - | - |")
+    for row, count in zip(options.rows, found):
+        if not count.steps:
+            print(f"| {row.name} | {count.games} | 0 | - | - |")
             continue
-        print(f"| {row.name} | {found.games} | {found.steps} | {found.bids / found.steps:.0%} "
-              f"| {found.paid / found.steps:.0%} |")
+        print(f"| {row.name} | {count.games} | {count.steps} | {count.bids / count.steps:.0%} "
+              f"| {count.paid / count.steps:.0%} |")
     return 0
 
 

@@ -43,3 +43,12 @@ def test_a_missing_file_is_named(tmp_path: Path) -> None:
     run = _run(str(tmp_path / "nothing.jsonl"))
     assert run.returncode == 2
     assert "no such file" in run.stderr and "nothing.jsonl" in run.stderr
+
+
+def test_a_file_that_is_not_stored_games_is_refused_with_its_name(tmp_path: Path) -> None:
+    wrong = tmp_path / "wrong.jsonl"
+    wrong.write_text(json.dumps({"seat": 0, "moves": [0, 0, "Golem"]}) + "\n")  # a base-set card, read as simple
+    run = _run(str(wrong))
+    assert run.returncode == 2
+    assert "wrong.jsonl: not a file of stored games of the simple set" in run.stderr
+    assert "Traceback" not in run.stderr and run.stdout == ""  # no table begun
