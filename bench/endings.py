@@ -1,0 +1,124 @@
+"""How the measured bot's games ended, replayed from stored games: won
+or lost by elimination or on points, and on which day, or drawn at the
+day limit, and whether that draw was a lock (every points card sold and
+the leaders level, so that only an elimination could still decide it).
+
+    python bench/endings.py [--base] [--players N] ROW.jsonl...
+
+A ROW is a file of stored games, one JSON object a line with the
+measured bot's `seat` and every move from the start (`bench/strength.py
+--db-dir DIR` writes one a pairing, `exploit.matches.play_match` too).
+A win's or a loss's kind is read from the final state: the winner was
+the last player with cards (an elimination) or held the most points (7
+or more). Why it matters: a row short of its goal is fixed differently
+when its losses are races for points lost by day 10 than when they are
+Ghost attacks, and a draw that is a lock was decided when the points
+were shared out, not on day 100 (docs/bots.md, "The lock"). Printed per
+file: the games, and for each ending its count and mean day.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from driver.game import game_days  # noqa: E402
+from exploit.matches import records  # noqa: E402
+from protocol.cards import CARDS  # noqa: E402
+from protocol.engine import Game, IllegalMove, move_from_wire  # noqa: E402
+
+ENDINGS = ("won by elimination", "won on points", "drawn, locked", "drawn, not locked",
+           "lost by elimination", "lost on points")
+"""The columns, in the order printed."""
+
+POINT_CARDS = frozenset(card.id for card in CARDS if card.points)
+
+
+@dataclass
+class Endings:
+    """One file's count: each ending's games and the sum of their days."""
+
+    games: int = 0
+    counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(ENDINGS, 0))
+    days: dict[str, int] = field(default_factory=lambda: dict.fromkeys(ENDINGS, 0))
+
+
+def final_state(game: dict[str, Any], base: bool, players: int) -> Game:
+    """The game's last state: its moves replayed in the order the referee
+    asked for them (each step's pending seats in seat order)."""
+    state = Game(players, base=base)
+    for move in game["moves"]:
+        if state.is_over:
+            raise ValueError("moves after the game's end")
+        state.play(state.pending()[0], move_from_wire(state, move))
+    if not state.is_over:
+        raise ValueError("the game's moves stop before its end")
+    return state
+
+
+def locked(state: Game) -> bool:
+    """No points card left in the shop, and the most points shared by two
+    players or more: nobody can win on points any more."""
+    if any(state.shop().get(card, 0) for card in POINT_CARDS):
+        return False
+    points = sorted((state.points(p) for p in range(state.n_players) if state.alive(p)), reverse=True)
+    return len(points) > 1 and points[0] == points[1]
+
+
+def ending(game: dict[str, Any], base: bool, players: int) -> str:
+    """One of ENDINGS, for the game's measured seat."""
+    state = final_state(game, base, players)
+    seat = game["seat"]
+    if state.fault is not None:
+        raise ValueError("a forfeit: these rows hold none")
+    if state.winner is None:
+        return "drawn, locked" if locked(state) else "drawn, not locked"
+    eliminated = sum(state.alive(p) for p in range(state.n_players)) == 1
+    won = "won" if state.winner == seat else "lost"
+    return f"{won} by elimination" if eliminated else f"{won} on points"
+
+
+def endings(path: Path, base: bool, players: int) -> Endings:
+    """The count over every game stored in `path`."""
+    out = Endings()
+    for game in records(path):
+        kind = ending(game, base, players)
+        out.games += 1
+        out.counts[kind] += 1
+        out.days[kind] += game_days(final_state(game, base, players))
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("rows", nargs="+", type=Path, metavar="ROW.jsonl", help="files of stored games")
+    parser.add_argument("--base", action="store_true", help="the games are of the base set (default: simple)")
+    parser.add_argument("--players", type=int, default=2, choices=(2, 3, 4), help="players a game (default 2)")
+    options = parser.parse_args(argv)
+    missing = [str(row) for row in options.rows if not row.is_file()]
+    if missing:
+        parser.error(f"no such file: {', '.join(missing)}")
+    found: list[Endings] = []
+    for row in options.rows:
+        try:
+            found.append(endings(row, options.base, options.players))
+        except (IllegalMove, KeyError, TypeError, ValueError) as e:
+            parser.error(f"{row}: not a file of finished {options.players}-player games of the "
+                         f"{'base' if options.base else 'simple'} set ({e})")
+    print("| file | games | " + " | ".join(ENDINGS) + " |")
+    print("|---|---|" + "---|" * len(ENDINGS))
+    for row, count in zip(options.rows, found):
+        cells = [f"{count.counts[kind]} (day {count.days[kind] / count.counts[kind]:.1f})" if count.counts[kind]
+                 else "0" for kind in ENDINGS]
+        print(f"| {row.name} | {count.games} | " + " | ".join(cells) + " |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
