@@ -1,7 +1,8 @@
 """The champion: our strongest search, on a CPU-time budget.
 
     python -m bots.champion [--time 0.5] [--wall-limit 5] [--search mcts|alphabeta] [--seed S]
-                            [--weights FILE] [--horizon DAYS] [--no-bid-model] [--depth D] [--serialise]
+                            [--weights FILE] [--horizon DAYS] [--exploration C] [--no-bid-model]
+                            [--depth D] [--serialise]
 
 Why this bot (docs/bots.md has the measurements): it is whichever of our
 searches wins head to head at the same CPU budget. That is now the C
@@ -75,6 +76,8 @@ PROOF_SHARE = 0.2
 HORIZON_DAYS = 6
 """Days an MCTS playout plays, once no points are for sale, before the
 evaluation values it (0: to the end)."""
+EXPLORATION = 1.0
+"""MCTS's UCB1 constant (decoupled UCT; values are in [0, 1])."""
 
 
 class ChampionPolicy:
@@ -93,6 +96,7 @@ class ChampionPolicy:
         search: str = "mcts",
         horizon: int = HORIZON_DAYS,
         bid_model: bool = True,
+        exploration: float = EXPLORATION,
     ) -> None:
         if seconds <= 0:
             raise ValueError(f"--time must be positive, got {seconds}")
@@ -102,6 +106,8 @@ class ChampionPolicy:
             raise ValueError(f"--depth must be at least 1, got {depth}")
         if horizon < 0:
             raise ValueError(f"--horizon must be 0 (the whole game) or more days, got {horizon}")
+        if not exploration > 0:
+            raise ValueError(f"--exploration must be positive, got {exploration}")
         if search not in SEARCHES:
             raise ValueError(f"--search must be one of {', '.join(SEARCHES)}, got {search!r}")
         self.seconds = seconds
@@ -113,8 +119,8 @@ class ChampionPolicy:
         self.searcher: Mcts | MixedAlphaBeta
         if search == "mcts":
             # The weights grade the playouts cut at the horizon (and those that reach the day limit).
-            self.searcher = Mcts(weights or load_weights(packaged=DEFAULT_WEIGHTS_FILE), MctsConfig(horizon=horizon),
-                                 rng.getrandbits(32))
+            self.searcher = Mcts(weights or load_weights(packaged=DEFAULT_WEIGHTS_FILE),
+                                 MctsConfig(exploration=exploration, horizon=horizon), rng.getrandbits(32))
             self.prover = AlphaBeta(load_weights(packaged=CHAMPION_WEIGHTS_FILE), rng)
             self.proof_budget = Budget(seconds=seconds * PROOF_SHARE, cpu=True, wall_limit=wall_limit)
             self.budget = Budget(seconds=seconds * (1 - PROOF_SHARE), cpu=True, wall_limit=wall_limit)
@@ -168,6 +174,8 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--horizon", type=int, default=HORIZON_DAYS, metavar="DAYS",
                         help="mcts: days a playout plays (more while the shop sells points) before the evaluation "
                              "values it, 0 for the whole game (default %(default)s)")
+    parser.add_argument("--exploration", type=float, default=EXPLORATION, metavar="C",
+                        help="mcts: UCB1 constant of the decoupled UCT (default %(default)s)")
     parser.add_argument("--no-bid-model", dest="bid_model", action="store_false",
                         help="mcts: search every opponent bid as its best, instead of having each opponent bid 0 in "
                              "the tree as often as it did in this game while it could attack, and the playouts' "
@@ -191,6 +199,7 @@ def policy_from(options: argparse.Namespace) -> ChampionPolicy:
         seconds=options.time, wall_limit=options.wall_limit, depth=options.depth, seed=options.seed,
         weights=load_weights(options.weights) if options.weights is not None else None,
         smab=not options.serialise, search=options.search, horizon=options.horizon, bid_model=options.bid_model,
+        exploration=options.exploration,
     )
 
 

@@ -114,6 +114,19 @@ def test_the_champion_searches_by_mcts_unless_told_alphabeta() -> None:
         parser().parse_args(["--search", "minimax"])
 
 
+def test_the_exploration_constant_reaches_the_mcts_and_a_bad_one_is_refused() -> None:
+    from bots.champion import EXPLORATION, parser, policy_from
+    from bots.search.core import Mcts
+
+    searcher = policy_from(parser().parse_args(["--exploration", "0.25"])).searcher
+    assert isinstance(searcher, Mcts) and searcher.config.exploration == 0.25
+    default = ChampionPolicy().searcher
+    assert isinstance(default, Mcts) and default.config.exploration == EXPLORATION
+    for bad in (0.0, -1.0, float("nan")):
+        with pytest.raises(ValueError, match="--exploration"):
+            ChampionPolicy(exploration=bad)
+
+
 class _Clock:
     """A CPU clock that advances `step` seconds each time it is read."""
 
