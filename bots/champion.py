@@ -40,6 +40,15 @@ points, the points sold out), a playout's result was the heuristic's
 random blunders over the days left, every bid scored about one half,
 and a defender destroyed today did not count (docs/bots.md, the lock).
 
+At 2 players its decoupled UCT explores with UCB1's constant 0.5, not
+the textbook 1 (`--exploration`): the values of the early buys differ by
+a few hundredths, and with 1 the visits spread over the moves (the most
+visited move of a day-3 buy held 24-38% of them, four seeds) where 0.5
+gives it about half or more; with 0.5 the champion lost the race for
+points to `mcts-v1` less often, and no row measured fell (docs/bots.md,
+"UCB1's constant"). At 3 and 4 players it keeps 1, where 0.5 was not
+better.
+
 `--search alphabeta` is the champion before MCTS: alpha-beta whose
 simultaneous root is a matrix game its move is drawn from
 (`bots.search.core.MixedAlphaBeta`; a bot that knows a pure bid could
@@ -76,8 +85,10 @@ PROOF_SHARE = 0.2
 HORIZON_DAYS = 6
 """Days an MCTS playout plays, once no points are for sale, before the
 evaluation values it (0: to the end)."""
-EXPLORATION = 1.0
-"""MCTS's UCB1 constant (decoupled UCT; values are in [0, 1])."""
+EXPLORATION = 0.5
+"""MCTS's UCB1 constant (decoupled UCT; values are in [0, 1]) at 2 players."""
+EXPLORATION_MULTI = 1.0
+"""The same at 3 and 4 players, where 0.5 was not measured better."""
 
 
 class ChampionPolicy:
@@ -96,7 +107,7 @@ class ChampionPolicy:
         search: str = "mcts",
         horizon: int = HORIZON_DAYS,
         bid_model: bool = True,
-        exploration: float = EXPLORATION,
+        exploration: float | None = None,
     ) -> None:
         if seconds <= 0:
             raise ValueError(f"--time must be positive, got {seconds}")
@@ -106,21 +117,22 @@ class ChampionPolicy:
             raise ValueError(f"--depth must be at least 1, got {depth}")
         if horizon < 0:
             raise ValueError(f"--horizon must be 0 (the whole game) or more days, got {horizon}")
-        if not exploration > 0:
+        if exploration is not None and not exploration > 0:
             raise ValueError(f"--exploration must be positive, got {exploration}")
         if search not in SEARCHES:
             raise ValueError(f"--search must be one of {', '.join(SEARCHES)}, got {search!r}")
         self.seconds = seconds
         self.depth = depth
         self.search = search
+        self.exploration = exploration
         rng = random.Random(seed)
         self.bids = BidModel() if bid_model and search == "mcts" else None
         self.prover: AlphaBeta | None = None
         self.searcher: Mcts | MixedAlphaBeta
         if search == "mcts":
             # The weights grade the playouts cut at the horizon (and those that reach the day limit).
-            self.searcher = Mcts(weights or load_weights(packaged=DEFAULT_WEIGHTS_FILE),
-                                 MctsConfig(exploration=exploration, horizon=horizon), rng.getrandbits(32))
+            self._mcts = (weights or load_weights(packaged=DEFAULT_WEIGHTS_FILE), horizon, rng.getrandbits(32))
+            self.searcher = self._mcts_for(2)
             self.prover = AlphaBeta(load_weights(packaged=CHAMPION_WEIGHTS_FILE), rng)
             self.proof_budget = Budget(seconds=seconds * PROOF_SHARE, cpu=True, wall_limit=wall_limit)
             self.budget = Budget(seconds=seconds * (1 - PROOF_SHARE), cpu=True, wall_limit=wall_limit)
@@ -128,7 +140,21 @@ class ChampionPolicy:
             self.searcher = MixedAlphaBeta(weights or load_weights(packaged=CHAMPION_WEIGHTS_FILE), rng, smab=smab)
             self.budget = Budget(seconds=seconds, depth=depth, cpu=True, wall_limit=wall_limit)
 
+    def _mcts_for(self, players: int) -> Mcts:
+        """The MCTS for games of `players` players: the one in use if its
+        exploration constant is theirs, else a new one (its tree empty)."""
+        explore = self.exploration
+        if explore is None:
+            explore = EXPLORATION if players == 2 else EXPLORATION_MULTI
+        searcher = getattr(self, "searcher", None)
+        if isinstance(searcher, Mcts) and searcher.config.exploration == explore:
+            return searcher
+        weights, horizon, seed = self._mcts
+        return Mcts(weights, MctsConfig(exploration=explore, horizon=horizon), seed)
+
     def __call__(self, game: Game, me: int) -> int:
+        if self.search == "mcts":
+            self.searcher = self._mcts_for(game.n_players)
         bids = self.bids if game.n_players == 2 else None
         if bids is not None:
             bids.observe(game, me)
@@ -153,6 +179,8 @@ class ChampionPolicy:
         return self.searcher.search(game, me, self.budget).move
 
     def new_game(self, game: Game, me: int) -> None:
+        if self.search == "mcts":
+            self.searcher = self._mcts_for(game.n_players)
         self.searcher.reset()
         if self.bids is not None:
             self.bids.reset()
@@ -174,8 +202,9 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--horizon", type=int, default=HORIZON_DAYS, metavar="DAYS",
                         help="mcts: days a playout plays (more while the shop sells points) before the evaluation "
                              "values it, 0 for the whole game (default %(default)s)")
-    parser.add_argument("--exploration", type=float, default=EXPLORATION, metavar="C",
-                        help="mcts: UCB1 constant of the decoupled UCT (default %(default)s)")
+    parser.add_argument("--exploration", type=float, default=None, metavar="C",
+                        help=f"mcts: UCB1 constant of the decoupled UCT (default {EXPLORATION} at 2 players, "
+                             f"{EXPLORATION_MULTI} at 3 and 4)")
     parser.add_argument("--no-bid-model", dest="bid_model", action="store_false",
                         help="mcts: search every opponent bid as its best, instead of having each opponent bid 0 in "
                              "the tree as often as it did in this game while it could attack, and the playouts' "

@@ -115,26 +115,26 @@ def test_the_champion_models_bids_unless_told_not_to() -> None:
     assert champion.bids is not None and champion.bids.chances(game, 0) == [0.0, 0.5]
 
 
-def _spy_on_search(champion: ChampionPolicy) -> list[tuple[list[float] | None, float]]:
-    """What the champion passes its MCTS at each search: (passive, denied)."""
-    assert isinstance(champion.searcher, core.Mcts)
-    search = champion.searcher.search
+def _spy_on_search(monkeypatch: pytest.MonkeyPatch) -> list[tuple[list[float] | None, float]]:
+    """What the champion passes its MCTS at each search: (passive, denied),
+    whichever MCTS it searches with (it has one by number of players)."""
+    search = core.Mcts.search
     passed: list[tuple[list[float] | None, float]] = []
 
-    def spy(game: Game, me: int, budget: core.Budget, passive: list[float] | None = None,
+    def spy(self: core.Mcts, game: Game, me: int, budget: core.Budget, passive: list[float] | None = None,
             denied: float = 1.0) -> core.Outcome:
         passed.append((passive, denied))
-        return search(game, me, budget, passive, denied)
+        return search(self, game, me, budget, passive, denied)
 
-    champion.searcher.search = spy  # type: ignore[method-assign,assignment]
+    monkeypatch.setattr(core.Mcts, "search", spy)
     return passed
 
 
-def test_at_three_and_four_players_the_champion_searches_every_bid() -> None:
+def test_at_three_and_four_players_the_champion_searches_every_bid(monkeypatch: pytest.MonkeyPatch) -> None:
     # At 4 players against three `expert` the model cost a tenth of the
     # champion's score (docs/bots.md, "The bid model at 4 players").
     champion = ChampionPolicy(seconds=0.02, seed=1)
-    passed = _spy_on_search(champion)
+    passed = _spy_on_search(monkeypatch)
     for players in (2, 3, 4):
         game = Game(players)
         champion.new_game(game, 0)
@@ -196,9 +196,9 @@ def test_a_bad_denial_chance_is_refused(denied: float) -> None:
         core.Mcts(WEIGHTS, seed=1).core.search(_our_ghost_day(), 0, 10, -1, -1, False, [0.0, 0.0], denied)
 
 
-def test_the_champion_passes_what_it_saw_to_the_search() -> None:
+def test_the_champion_passes_what_it_saw_to_the_search(monkeypatch: pytest.MonkeyPatch) -> None:
     champion = ChampionPolicy(seconds=0.02, seed=1)
-    passed = _spy_on_search(champion)
+    passed = _spy_on_search(monkeypatch)
     day = _our_ghost_day()
     champion.new_game(day, 0)
     champion(day, 0)
