@@ -45,9 +45,9 @@ the textbook 1 (`--exploration`): the values of the early buys differ by
 a few hundredths, and with 1 the visits spread over the moves (the most
 visited move of a day-3 buy held 24-38% of them, four seeds) where 0.5
 gives it about half or more; with 0.5 the champion lost the race for
-points to `mcts-v1` less often, and no row measured fell (docs/bots.md,
-"UCB1's constant"). At 3 and 4 players it keeps 1, where 0.5 was not
-better.
+points to `mcts-v1` less often at 0.1 s (a little less at 0.5 s), and
+nothing fell beyond chance (docs/bots.md, "UCB1's constant"). At 3 and
+4 players it keeps 1, where 0.5 was not better.
 
 `--search alphabeta` is the champion before MCTS: alpha-beta whose
 simultaneous root is a matrix game its move is drawn from
