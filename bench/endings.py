@@ -71,10 +71,8 @@ def locked(state: Game) -> bool:
     return len(points) > 1 and points[0] == points[1]
 
 
-def ending(game: dict[str, Any], base: bool, players: int) -> str:
-    """One of ENDINGS, for the game's measured seat."""
-    state = final_state(game, base, players)
-    seat = game["seat"]
+def ending(state: Game, seat: int) -> str:
+    """One of ENDINGS, for `seat`, from a finished game's last state."""
     if state.fault is not None:
         raise ValueError("a forfeit: these rows hold none")
     if state.winner is None:
@@ -85,13 +83,14 @@ def ending(game: dict[str, Any], base: bool, players: int) -> str:
 
 
 def endings(path: Path, base: bool, players: int) -> Endings:
-    """The count over every game stored in `path`."""
+    """The count over every game stored in `path`, each replayed once."""
     out = Endings()
     for game in records(path):
-        kind = ending(game, base, players)
+        state = final_state(game, base, players)
+        kind = ending(state, game["seat"])
         out.games += 1
         out.counts[kind] += 1
-        out.days[kind] += game_days(final_state(game, base, players))
+        out.days[kind] += game_days(state)
     return out
 
 
