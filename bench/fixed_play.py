@@ -62,8 +62,8 @@ def champion_policy(text: str, seed: int, iterations: int, proof_depth: int) -> 
     return policy
 
 
-def play(args: argparse.Namespace) -> list[tuple[int, int, int | None, int, str]]:
-    """Every opening from every seat: (opening, seat, winner, days, digest)."""
+def play(args: argparse.Namespace) -> list[str]:
+    """Every opening from every seat, each game printed; their digests."""
     factory = resolve_target(args.opponent).factory
     assert factory is not None  # unplayable() said so
     suite = load_suite(args.players, args.base)
@@ -80,7 +80,7 @@ def play(args: argparse.Namespace) -> list[tuple[int, int, int | None, int, str]
             start_policies(policies, game)
             play_out(game, [Recorder(policy, moves) for policy in policies])
             digest = hashlib.sha256(exactjson.dumps(moves)).hexdigest()[:16]
-            games.append((index, seat, game.winner, game_days(game), digest))
+            games.append(digest)
             print(f"opening {index} seat {seat}: winner {game.winner}, {game_days(game)} days, "
                   f"{len(moves)} moves, {digest}", flush=True)
     return games
@@ -113,7 +113,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ValueError, OSError) as problem:
         parser.error(f"--champion: {problem}")
     games = play(args)
-    whole = hashlib.sha256("\n".join(g[4] for g in games).encode()).hexdigest()[:16]
+    whole = hashlib.sha256("\n".join(games).encode()).hexdigest()[:16]
     print(f"{len(games)} games, digest {whole}")
     return 0
 
