@@ -129,6 +129,37 @@ def test_a_changed_identity_is_refused_and_list_shows_what_is_stored(tmp_path: P
     assert [t["games"] for t in inv["tournaments"]] == [2, 2] and inv["schema_version"] == 3
 
 
+def test_the_reading_commands_take_the_results_file_as_the_playing_ones_do(tmp_path: Path) -> None:
+    # Stored where the playing commands' --db defaults to (tournament.sqlite
+    # in the working folder), then read back with DB as an argument, as
+    # --db, or not named at all.
+    db = str(tmp_path / "tournament.sqlite")
+    ok_json("round-robin", "random", PASSIVE, "--max-days", "3", "-j", "2", "--db", db)
+    for args in ([db], ["--db", db], []):
+        assert "round-robin  2 games" in cli_here("list", *args, cwd=tmp_path).stdout
+    page = tmp_path / "g.html"
+    for args in ([db, "1"], ["--db", db, "1"], ["1"]):
+        page.unlink(missing_ok=True)
+        done = cli_here("replay", *args, "-o", str(page), cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        assert page.stat().st_size > 0
+    out = cli_here("export", "--db", db, "-o", str(tmp_path / "export"))
+    assert out.returncode == 0 and len(list((tmp_path / "export").glob("*.jsonl"))) == 2
+    refused = {
+        ("list", "a.sqlite", "--db", "b.sqlite"): "two results files named",
+        ("list", "--db", "missing.sqlite"): "no results file at missing.sqlite",
+        ("report",): "no results file at tournament.sqlite",
+        ("replay", "x"): "GAME_ID must be a game's number",
+        ("replay", "a", "b", "1"): "expected [DB] GAME_ID, got 3",
+    }
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for args, message in refused.items():
+        out = cli_here(*args, cwd=empty)
+        assert out.returncode == 2 and message in out.stderr, (args, out.stderr)
+    assert list(empty.iterdir()) == []
+
+
 def test_export_writes_original_traces_and_a_results_table(tmp_path: Path) -> None:
     db = str(tmp_path / "t.sqlite")
     ok_json("round-robin", "random", f"crash={CRASH}", "-n", "2", "--max-days", "3", "--db", db, "-j", "2")

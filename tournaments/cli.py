@@ -302,7 +302,26 @@ def _gauntlet_text(rows: list[dict[str, Any]], challenger: str) -> str:
     return "\n".join(lines)
 
 
-_existing_db = click.argument("db", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+def _stored_db(positional: Path | None, option: Path | None) -> Path:
+    """The results file a reading command opens: named as its argument (as
+    these commands always took it) or with --db, as every command that plays
+    games takes it, so that `tournament round-robin ... --db F` is followed by
+    `tournament report --db F`; with neither, the playing commands' default."""
+    if positional is not None and option is not None and positional != option:
+        raise click.UsageError(f"two results files named: {positional} and --db {option}; name one")
+    db = positional or option or api.DEFAULT_DB
+    if not db.exists():
+        raise click.UsageError(f"no results file at {db} (name one as DB or with --db)")
+    if db.is_dir():
+        raise click.UsageError(f"{db} is a folder, not a results file")
+    return db
+
+
+def _existing_db(f: F) -> F:
+    """DB as an argument or --db (_stored_db)."""
+    f = click.option("--db", "db_option", type=click.Path(dir_okay=False, path_type=Path), default=None,
+                     help=f"SQLite results file, as DB [default: {api.DEFAULT_DB}].")(f)
+    return click.argument("db", type=click.Path(dir_okay=False, path_type=Path), required=False)(f)
 
 
 @tournament_main.command("report")
@@ -313,11 +332,13 @@ _existing_db = click.argument("db", type=click.Path(exists=True, dir_okay=False,
               help="Only this tournament of the database (default: every game).")
 @click.option("--replays/--no-replays", default=True, show_default=True,
               help="Write every game's replay page into OUTPUT_replays/ beside the report, linked from its game list.")
-def report_cmd(db: Path, output: Path, tournament_id: int | None, replays: bool) -> None:
+def report_cmd(db: Path | None, db_option: Path | None, output: Path, tournament_id: int | None,
+               replays: bool) -> None:
     """Write one self-contained HTML page of the results in DB, and a replay
     page per game beside it."""
     from tournaments.html_report import report
 
+    db = _stored_db(db, db_option)
     folder = f"{output.stem}_replays"
     with _user_errors():
         if not output.parent.is_dir():
@@ -330,13 +351,15 @@ def report_cmd(db: Path, output: Path, tournament_id: int | None, replays: bool)
 
 
 @tournament_main.command("replay", epilog=VIEW_EPILOG)
-@click.argument("db", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.argument("game_id", type=click.IntRange(min=1), metavar="GAME_ID")
+@click.argument("db_and_game", nargs=-1, required=True, metavar="[DB] GAME_ID")
+@click.option("--db", "db_option", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help=f"SQLite results file, as DB [default: {api.DEFAULT_DB}].")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="The page to write [default: game-GAME_ID.html].")
 @click.option("--open", "open_", is_flag=True, help="Open the page in your browser.")
 @export_options
-def replay_cmd(db: Path, game_id: int, output: Path | None, open_: bool, **export: Any) -> None:
+def replay_cmd(db_and_game: tuple[str, ...], db_option: Path | None, output: Path | None, open_: bool,
+               **export: Any) -> None:
     """Write the replay page of one stored game (GAME_ID as in the report's
     game list) and print its path. A forfeit shows the referee's reason
     and the faulting bot's kept standard error."""
@@ -344,6 +367,13 @@ def replay_cmd(db: Path, game_id: int, output: Path | None, open_: bool, **expor
     from viewer.cli import emit_replay
     from viewer.model import TraceError
 
+    if len(db_and_game) > 2:
+        raise click.UsageError(f"expected [DB] GAME_ID, got {len(db_and_game)} arguments")
+    text = db_and_game[-1]
+    if not (text.isascii() and text.isdigit() and int(text) >= 1):
+        raise click.UsageError(f"GAME_ID must be a game's number (1 or more, as in the report's game list), got {text!r}")
+    game_id = int(text)
+    db = _stored_db(Path(db_and_game[0]) if len(db_and_game) == 2 else None, db_option)
     with _user_errors():
         with Store.open(db, readonly=True) as store:
             rec = store.game(game_id)
@@ -359,10 +389,11 @@ def replay_cmd(db: Path, game_id: int, output: Path | None, open_: bool, **expor
 @tournament_main.command("list")
 @_existing_db
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
-def list_cmd(db: Path, as_json: bool) -> None:
+def list_cmd(db: Path | None, db_option: Path | None, as_json: bool) -> None:
     """What DB holds: each tournament's kind, bots, settings and games."""
     from tournaments.inventory import inventory, render_inventory
 
+    db = _stored_db(db, db_option)
     with _user_errors():
         with Store.open(db, readonly=True) as store:
             inv = inventory(store)
@@ -375,10 +406,11 @@ def list_cmd(db: Path, as_json: bool) -> None:
               help="Folder to write into (made if missing).")
 @click.option("--tournament", "tournament_id", type=int, default=None,
               help="Only this tournament of the database (default: every game).")
-def export_cmd(db: Path, output: Path, tournament_id: int | None) -> None:
+def export_cmd(db: Path | None, db_option: Path | None, output: Path, tournament_id: int | None) -> None:
     """Each game of DB as a .jsonl trace (the original's format) and games.csv."""
     from tournaments.export import export
 
+    db = _stored_db(db, db_option)
     with _user_errors():
         with Store.open(db, readonly=True) as store:
             n = export(store, output, tournament_id)
