@@ -3,7 +3,7 @@ or lost by elimination or on points, and on which day, or drawn at the
 day limit, and whether that draw was a lock (every points card sold and
 the leaders level, so that only an elimination could still decide it).
 
-    python bench/endings.py [--base] [--players N] ROW.jsonl...
+    python bench/endings.py [--base] [--players N] [--bids] ROW.jsonl...
 
 A ROW is a file of stored games, one JSON object a line with the
 measured bot's `seat` and every move from the start (`bench/strength.py
@@ -15,6 +15,14 @@ when its losses are races for points lost by day 10 than when they are
 Ghost attacks, and a draw that is a lock was decided when the points
 were shared out, not on day 100 (docs/bots.md, "The lock"). Printed per
 file: the games, and for each ending its count and mean day.
+
+`--bids` adds what the race for points cost in each ending: the coins
+the measured bot bid (and paid: every bid is paid) while the shop still
+sold points, on average a game, and the same for an opponent. A race for
+points is lost by the side whose purse is empty when the last points
+are sold; this shows whether its bids emptied it. (Bids after that are
+left out: in a lock both sides' stocks compound for 80 days, and their
+bids with them.)
 """
 
 from __future__ import annotations
@@ -31,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from driver.game import game_days  # noqa: E402
 from exploit.matches import records  # noqa: E402
 from protocol.cards import CARDS  # noqa: E402
-from protocol.engine import Game, IllegalMove, move_from_wire  # noqa: E402
+from protocol.engine import INVESTING, Game, IllegalMove, move_from_wire  # noqa: E402
 
 ENDINGS = ("won by elimination", "won on points", "drawn, locked", "drawn, not locked",
            "lost by elimination", "lost on points")
@@ -42,21 +50,30 @@ POINT_CARDS = frozenset(card.id for card in CARDS if card.points)
 
 @dataclass
 class Endings:
-    """One file's count: each ending's games and the sum of their days."""
+    """One file's count: each ending's games and the sums of their days,
+    of the measured bot's bids while points were sold and of its
+    opponents' (their mean)."""
 
     games: int = 0
     counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(ENDINGS, 0))
     days: dict[str, int] = field(default_factory=lambda: dict.fromkeys(ENDINGS, 0))
+    bids: dict[str, int] = field(default_factory=lambda: dict.fromkeys(ENDINGS, 0))
+    opponent_bids: dict[str, int] = field(default_factory=lambda: dict.fromkeys(ENDINGS, 0))
 
 
-def final_state(game: dict[str, Any], base: bool, players: int) -> Game:
+def final_state(game: dict[str, Any], base: bool, players: int, bids: list[int] | None = None) -> Game:
     """The game's last state: its moves replayed in the order the referee
-    asked for them (each step's pending seats in seat order)."""
+    asked for them (each step's pending seats in seat order). `bids`, if
+    given (one zero a seat), gets each seat's investments added to it
+    while the shop sells a points card."""
     state = Game(players, base=base)
     for move in game["moves"]:
         if state.is_over:
             raise ValueError("moves after the game's end")
-        state.play(state.pending()[0], move_from_wire(state, move))
+        seat = state.pending()[0]
+        if bids is not None and state.phase == INVESTING and any(state.shop().get(c, 0) for c in POINT_CARDS):
+            bids[seat] += int(move)
+        state.play(seat, move_from_wire(state, move))
     if not state.is_over:
         raise ValueError("the game's moves stop before its end")
     return state
@@ -86,11 +103,15 @@ def endings(path: Path, base: bool, players: int) -> Endings:
     """The count over every game stored in `path`, each replayed once."""
     out = Endings()
     for game in records(path):
-        state = final_state(game, base, players)
-        kind = ending(state, game["seat"])
+        bids = [0] * players
+        state = final_state(game, base, players, bids)
+        seat = game["seat"]
+        kind = ending(state, seat)
         out.games += 1
         out.counts[kind] += 1
         out.days[kind] += game_days(state)
+        out.bids[kind] += bids[seat]
+        out.opponent_bids[kind] += (sum(bids) - bids[seat]) // (players - 1)
     return out
 
 
@@ -99,6 +120,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("rows", nargs="+", type=Path, metavar="ROW.jsonl", help="files of stored games")
     parser.add_argument("--base", action="store_true", help="the games are of the base set (default: simple)")
     parser.add_argument("--players", type=int, default=2, choices=(2, 3, 4), help="players a game (default 2)")
+    parser.add_argument("--bids", action="store_true",
+                        help="also print the coins bid a game while the shop sold points, in each ending, "
+                             "by the bot and by an opponent")
     options = parser.parse_args(argv)
     missing = [str(row) for row in options.rows if not row.is_file()]
     if missing:
@@ -116,6 +140,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         cells = [f"{count.counts[kind]} (day {count.days[kind] / count.counts[kind]:.1f})" if count.counts[kind]
                  else "0" for kind in ENDINGS]
         print(f"| {row.name} | {count.games} | " + " | ".join(cells) + " |")
+    if options.bids:
+        print()
+        print("| file | ending | games | coins bid a game while points were sold, by the bot | by an opponent |")
+        print("|---|---|---|---|---|")
+        for row, count in zip(options.rows, found):
+            for kind in ENDINGS:
+                n = count.counts[kind]
+                if n:
+                    print(f"| {row.name} | {kind} | {n} | {count.bids[kind] / n:.1f} | "
+                          f"{count.opponent_bids[kind] / n:.1f} |")
     return 0
 
 

@@ -22,13 +22,16 @@ INCANTATION, BOARD = NAMES.index("Incantation"), NAMES.index("Board of Monopoly"
 ELIMINATION: list[int | str] = [0, 0, "Ghost", "Pass", 1, 0, 1]
 
 
-def _scripted(buyer: Callable[[Game, int], int]) -> tuple[list[int | str], int]:
-    """The wire moves of a whole game in which nobody bids and each seat
-    buys what `buyer` names, and the day it ended on."""
+def _scripted(buyer: Callable[[Game, int], int],
+              bidder: Callable[[Game, int], int] = lambda game, seat: 0) -> tuple[list[int | str], int]:
+    """The wire moves of a whole game in which each seat bids what `bidder`
+    says (nobody by default) and buys what `buyer` names, and the day it
+    ended on."""
     game, moves = Game(2), []
     while not game.is_over:
         seat = game.pending()[0]
-        move = 0 if game.phase == INVESTING else buyer(game, seat) if game.phase == BUY else game.legal_moves(seat)[0]
+        move = (bidder(game, seat) if game.phase == INVESTING else buyer(game, seat) if game.phase == BUY
+                else game.legal_moves(seat)[0])
         moves.append(move_to_wire(game, move))
         game.play(seat, move)
     return moves, game_days(game)
@@ -83,3 +86,31 @@ def test_games_of_another_set_or_cut_short_are_refused_with_the_file_named(tmp_p
         assert run.returncode == 2
         assert f"{path.name}: not a file of finished 2-player games" in run.stderr and why in run.stderr
         assert "Traceback" not in run.stderr and run.stdout == ""  # no table begun
+
+
+def test_bids_are_counted_while_the_shop_sells_points(tmp_path: Path) -> None:
+    # Both buy the same points each day and bid 1 coin each whenever both
+    # hold one (a tie: nobody attacks, both pay), so the game stays level
+    # to a lock on day 100; the bids after the points are sold are left out.
+    counted, after = [0, 0], [0, 0]
+
+    def bidder(game: Game, seat: int) -> int:
+        if min(game.coins(0), game.coins(1)) < 1:
+            return 0
+        points_sold = game.shop().get(INCANTATION, 0) or game.shop().get(BOARD, 0)
+        (counted if points_sold else after)[seat] += 1
+        return 1
+
+    locked, day = _scripted(_points, bidder)
+    assert day == 100 and counted[0] == counted[1] > 0 and after[0] > 0
+    row = _row(tmp_path / "row.jsonl", [(0, ELIMINATION), (1, ELIMINATION), (0, locked), (1, locked)])
+    run = _run("--bids", str(row))
+    assert run.returncode == 0, run.stderr
+    table = run.stdout.split("\n\n")[1].splitlines()
+    assert table[0].startswith("| file | ending | games | coins bid a game while points were sold")
+    cells = {line.split(" | ")[1]: [cell.strip(" |") for cell in line.split(" | ")[2:]] for line in table[2:]}
+    assert cells == {
+        "won by elimination": ["1", "1.0", "0.0"],  # seat 0 bid 1 coin on day 2
+        "lost by elimination": ["1", "0.0", "1.0"],
+        "drawn, locked": ["2", f"{counted[0]:.1f}", f"{counted[0]:.1f}"],
+    }
