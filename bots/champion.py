@@ -153,6 +153,13 @@ class ChampionPolicy:
         return Mcts(weights, MctsConfig(exploration=explore, horizon=horizon), seed)
 
     def __call__(self, game: Game, me: int) -> int:
+        return self.think(game, me)[0]
+
+    def think(self, game: Game, me: int) -> tuple[int, dict[int, float], frozenset[int]]:
+        """The move, the search's shares of the moves it chose among (the
+        move alone, share 1, when it was the only one or proven to win) and
+        the moves proven to lose: the decision and why, for tools that
+        examine one (bench/decisions.py). Playing a move is calling this."""
         if self.search == "mcts":
             self.searcher = self._mcts_for(game.n_players)
         bids = self.bids if game.n_players == 2 else None
@@ -161,22 +168,25 @@ class ChampionPolicy:
         if self.prover is not None:
             moves = candidate_moves(game, me)
             if len(moves) == 1:
-                return moves[0]
+                return moves[0], {moves[0]: 1.0}, frozenset()
             win, losing = self.prover.proofs(game, me, self.proof_budget)
             if win is not None:
-                return win
+                return win, {win: 1.0}, losing
             assert isinstance(self.searcher, Mcts)
             if bids is not None:
                 outcome = self.searcher.search(game, me, self.budget, bids.chances(game, me), bids.denied(game, me))
             else:
                 outcome = self.searcher.search(game, me, self.budget)
-            if outcome.move not in losing:
-                return outcome.move
+            lost = losing
+            if outcome.move not in lost:
+                return outcome.move, outcome.strategy, lost
             # MCTS sampled a move proven to lose against some answer: its
             # most visited move that is not proven to lose, else the first such.
-            kept = {move: share for move, share in outcome.strategy.items() if move not in losing}
-            return max(kept, key=kept.__getitem__) if kept else next(m for m in moves if m not in losing)
-        return self.searcher.search(game, me, self.budget).move
+            kept = {move: share for move, share in outcome.strategy.items() if move not in lost}
+            move = max(kept, key=kept.__getitem__) if kept else next(m for m in moves if m not in lost)
+            return move, outcome.strategy, lost
+        outcome = self.searcher.search(game, me, self.budget)
+        return outcome.move, outcome.strategy, frozenset()
 
     def new_game(self, game: Game, me: int) -> None:
         if self.search == "mcts":
