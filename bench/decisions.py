@@ -5,7 +5,7 @@ opponent with each candidate move forced, K games a move.
 
     python bench/decisions.py ROW.jsonl --opening N --seat S --day D --phase buy|invest|attack|defend
                               --opponent BOT [--base] [--games K] [--moves MOVE...]
-                              [--champion TEXT] [--seeds N]
+                              [--champion TEXT] [--seeds N] [--warm]
 
 A ROW is a file of stored games (`bench/strength.py --db-dir DIR` writes
 one per pairing); the game is the first one stored with that opening and
@@ -19,7 +19,9 @@ index when attacking or defending); by default the move played in the
 game and the moves the search gave the most visits, four in all.
 
 Printed: the position; what the champion's search does there with N
-seeds (the move, the share of each move, the moves proven to lose);
+seeds (the move, the share of each move, the moves proven to lose; with
+`--warm` after searching each of its own decisions before it, as in
+the game, whose tables can carry a proof a cold search does not reach);
 then for each move the score of the K games played on with it forced
 (new seeds each game, both sides at their usual budgets) and how each
 ended.
@@ -42,6 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bots import champion  # noqa: E402
 from bots.inprocess import play_out  # noqa: E402
+from bots.search.bids import BidModel  # noqa: E402
 from driver.game import game_days  # noqa: E402
 from exploit.arena import start_policies  # noqa: E402
 from exploit.matches import records, unplayable  # noqa: E402
@@ -154,6 +157,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="the champion's command (default %(default)r)")
     parser.add_argument("--seeds", type=int, default=4, metavar="N",
                         help="searches of the decision shown (default %(default)s)")
+    parser.add_argument("--warm", action="store_true",
+                        help="the champion searches every decision of its own before this one too (its answers "
+                             "dropped, the stored moves played), so that its trees and its prover's tables are "
+                             "warm as they were in the game; slower (default: only its bid model reads the game)")
     args = parser.parse_args(argv)
     if args.games < 1 or args.seeds < 0 or args.day < 1:
         parser.error("--games and --day must be at least 1, --seeds at least 0")
@@ -181,9 +188,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     for seed in range(args.seeds):
         policy = champion.policy_from(champion.parser().parse_args([*words[1:], "--seed", str(seed)]))
         policy.new_game(Game(2, base=args.base), args.seat)
-        bids = policy.bids
-        at, _ = replay_to(stored, args.seat, args.day, phase, args.base,
-                          observe=(lambda s: bids.observe(s, args.seat)) if bids is not None else None)
+        observe: Callable[[Game], None] | None = None
+        if args.warm:
+            def observe(state: Game, policy: champion.ChampionPolicy = policy) -> None:
+                policy.think(state, args.seat)
+        elif policy.bids is not None:
+            def observe(state: Game, bids: BidModel = policy.bids) -> None:
+                bids.observe(state, args.seat)
+        at, _ = replay_to(stored, args.seat, args.day, phase, args.base, observe)
         move, shares, losing = policy.think(at, args.seat)
         for m, share in shares.items():
             visits[m] = visits.get(m, 0.0) + share / args.seeds

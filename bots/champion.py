@@ -108,6 +108,7 @@ class ChampionPolicy:
         horizon: int = HORIZON_DAYS,
         bid_model: bool = True,
         exploration: float | None = None,
+        sure_losses: bool = True,
     ) -> None:
         if seconds <= 0:
             raise ValueError(f"--time must be positive, got {seconds}")
@@ -125,6 +126,7 @@ class ChampionPolicy:
         self.depth = depth
         self.search = search
         self.exploration = exploration
+        self.sure_losses = sure_losses
         rng = random.Random(seed)
         self.bids = BidModel() if bid_model and search == "mcts" else None
         self.prover: AlphaBeta | None = None
@@ -169,7 +171,7 @@ class ChampionPolicy:
             moves = candidate_moves(game, me)
             if len(moves) == 1:
                 return moves[0], {moves[0]: 1.0}, frozenset()
-            win, losing = self.prover.proofs(game, me, self.proof_budget)
+            win, losing = self.prover.proofs(game, me, self.proof_budget, sure_losses=self.sure_losses)
             if win is not None:
                 return win, {win: 1.0}, losing
             assert isinstance(self.searcher, Mcts)
@@ -220,6 +222,10 @@ def parser() -> argparse.ArgumentParser:
                              "the tree as often as it did in this game while it could attack, and the playouts' "
                              "threatened players deny the others (the champion before the bid model; at 3 and 4 "
                              "players the champion never uses it)")
+    parser.add_argument("--no-sure-losses", dest="sure_losses", action="store_false",
+                        help="mcts: prove only the moves that lose within the day, not those that lose for sure "
+                             "beyond it (the champion before the sure losses; docs/bots.md, \"Sure losses beyond "
+                             "the day\")")
     parser.add_argument("--depth", type=int, default=MAX_DEPTH,
                         help="alphabeta: deepest iteration, in steps (default %(default)s: time decides)")
     parser.add_argument("--weights", default=None, metavar="FILE",
@@ -238,7 +244,7 @@ def policy_from(options: argparse.Namespace) -> ChampionPolicy:
         seconds=options.time, wall_limit=options.wall_limit, depth=options.depth, seed=options.seed,
         weights=load_weights(options.weights) if options.weights is not None else None,
         smab=not options.serialise, search=options.search, horizon=options.horizon, bid_model=options.bid_model,
-        exploration=options.exploration,
+        exploration=options.exploration, sure_losses=options.sure_losses,
     )
 
 

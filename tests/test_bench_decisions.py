@@ -50,8 +50,9 @@ def test_a_forced_bid_that_wins_the_day_wins_every_game_played_on(tmp_path: Path
 
 
 def test_by_default_the_move_played_is_tried_first(tmp_path: Path) -> None:
+    # --warm: the champion searches its day-1 bid before the buy asked about.
     run = _run(str(_row(tmp_path)), "--opening", "0", "--seat", "0", "--day", "1", "--phase", "buy",
-               "--opponent", "points-repro", "--games", "1", "--seeds", "1", "--champion", CHEAP)
+               "--opponent", "points-repro", "--games", "1", "--seeds", "1", "--champion", CHEAP, "--warm")
     assert run.returncode == 0, run.stderr
     tried = [line.split(":")[0] for line in run.stdout.splitlines()[4:]]
     assert tried[0] == "Ghost" and 1 < len(tried) <= 4 and len(set(tried)) == len(tried)

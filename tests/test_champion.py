@@ -246,6 +246,10 @@ def test_a_bid_that_leaves_a_richer_ghost_army_to_outbid_us_tomorrow_is_a_sure_l
     assert prover.proofs(game, 1, Budget(depth=2)) == (None, frozenset())
     assert prover.proofs(game, 1, Budget(depth=3)) == (None, frozenset({1}))
     assert [ChampionPolicy(seed=seed, wall_limit=120, seconds=0.1)(game, 1) for seed in range(3)] == [0, 0, 0]
+    # --no-sure-losses: the day's losses only, and there are none here.
+    assert prover.proofs(game, 1, Budget(depth=3), sure_losses=False) == (None, frozenset())
+    assert ChampionPolicy(seed=0, wall_limit=120, seconds=0.1, sure_losses=False).think(game, 1)[2] == frozenset()
+    assert ChampionPolicy(seed=0, wall_limit=120, seconds=0.1).think(game, 1)[2] == frozenset({1})
 
 
 def test_beyond_the_day_only_sure_losses_count_and_the_exact_search_agrees() -> None:

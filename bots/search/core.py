@@ -222,7 +222,7 @@ class AlphaBeta:
             move = _expert_move(game, me)
         return Outcome(move, {move: 1.0}, value, depth, nodes)
 
-    def proofs(self, game: Game, me: int, budget: Budget) -> tuple[int | None, frozenset[int]]:
+    def proofs(self, game: Game, me: int, budget: Budget, sure_losses: bool = True) -> tuple[int | None, frozenset[int]]:
         """What this search can prove within `budget`: a move that wins
         against every answer (or None), and the moves that lose this day
         against some answer while another move does not (never all of them).
@@ -246,7 +246,8 @@ class AlphaBeta:
         that then takes our last defender, is such a loss (a game lost
         that way to `expert` on day 3, tests/test_champion.py). Its wins hold whatever the
         opponents answer, at any depth: they are searched to the end of the
-        budget. Elsewhere only a win is looked for, by the serialised search."""
+        budget. Elsewhere only a win is looked for, by the serialised search.
+        `sure_losses=False` looks for the day's losses only."""
         opponents = [p for p in game.pending() if p != me]
         if game.n_players != 2 or len(opponents) != 1 or game.phase not in (INVESTING, BUY):
             outcome = self.search(game, me, budget)
@@ -273,7 +274,7 @@ class AlphaBeta:
         if len(losing) == len(ours):
             losing = frozenset()
         seconds = left(seconds, started)
-        if budget.depth > LOSS_DEPTH:
+        if sure_losses and budget.depth > LOSS_DEPTH:
             if self._beyond is None:
                 self._beyond = _engine.AlphaBeta(self.weights.values, self.weights.scale, 16, False, True)
             share = seconds * SURE_LOSS_SHARE if seconds > 0 else seconds
