@@ -7,8 +7,8 @@ opponent with each candidate move forced, K games a move.
                               --opponent BOT [--base] [--games K] [--moves MOVE...]
                               [--champion TEXT] [--seeds N] [--warm]
 
-A ROW is a file of stored games (`bench/strength.py --db-dir DIR` writes
-one per pairing); the game is the first one stored with that opening and
+A ROW is a file of stored 2-player games (`bench/strength.py --db-dir
+DIR` writes one per pairing); the game is the first one stored with that opening and
 the champion in that seat, and the decision is the champion's first one
 in that phase on that day (days counted from the game's start, as
 `bench/endings.py` counts them). BOT is the row's opponent as the
@@ -35,6 +35,7 @@ wrong. The forced games measure the moves against the opponent itself.
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -44,7 +45,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bots import champion  # noqa: E402
 from bots.inprocess import play_out  # noqa: E402
-from bots.search.bids import BidModel  # noqa: E402
 from driver.game import game_days  # noqa: E402
 from exploit.arena import start_policies  # noqa: E402
 from exploit.matches import records, unplayable  # noqa: E402
@@ -104,6 +104,21 @@ def parse_move(state: Game, seat: int, text: str) -> int:
     return move
 
 
+def observer(policy: champion.ChampionPolicy, seat: int, warm: bool) -> Callable[[Game], None] | None:
+    """What the champion does at its earlier decisions while the game is
+    replayed: search each (`warm`, its answer dropped), or let its bid
+    model read the bids (what its searches would have done to it), or
+    nothing (no bid model)."""
+    if warm:
+        def search(state: Game) -> None:
+            policy.think(state, seat)
+        return search
+    bids = policy.bids
+    if bids is None:
+        return None
+    return lambda state: bids.observe(state, seat)
+
+
 def label(state: Game, move: int) -> str:
     """A move as the wire writes it (a card's name, or a number)."""
     return str(move_to_wire(state, move))
@@ -127,6 +142,8 @@ def play_on(state: Game, seat: int, move: int, champion_text: str, opponent: str
 
 def how(game: Game, seat: int) -> str:
     """`won`/`lost` and how, or `drawn`, and the day."""
+    if game.fault is not None:
+        return f"seat {game.fault[0]} forfeited on day {game_days(game)} ({game.fault[1]})"
     if game.winner is None:
         return f"drawn on day {game_days(game)}"
     eliminated = sum(game.alive(p) for p in range(game.n_players)) == 1
@@ -170,7 +187,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         problem = unplayable(text)
         if problem is not None:
             parser.error(f"{flag}: {problem}")
-    words = args.champion.split()
+    words = shlex.split(args.champion)
     if words[0] != "champion":
         parser.error(f"--champion: not the champion's command (champion OPTIONS): {args.champion!r}")
     phase = PHASES[args.phase]
@@ -188,14 +205,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for seed in range(args.seeds):
         policy = champion.policy_from(champion.parser().parse_args([*words[1:], "--seed", str(seed)]))
         policy.new_game(Game(2, base=args.base), args.seat)
-        observe: Callable[[Game], None] | None = None
-        if args.warm:
-            def observe(state: Game, policy: champion.ChampionPolicy = policy) -> None:
-                policy.think(state, args.seat)
-        elif policy.bids is not None:
-            def observe(state: Game, bids: BidModel = policy.bids) -> None:
-                bids.observe(state, args.seat)
-        at, _ = replay_to(stored, args.seat, args.day, phase, args.base, observe)
+        at, _ = replay_to(stored, args.seat, args.day, phase, args.base, observer(policy, args.seat, args.warm))
         move, shares, losing = policy.think(at, args.seat)
         for m, share in shares.items():
             visits[m] = visits.get(m, 0.0) + share / args.seeds
