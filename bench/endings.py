@@ -58,7 +58,7 @@ class Endings:
     counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(ENDINGS, 0))
     days: dict[str, int] = field(default_factory=lambda: dict.fromkeys(ENDINGS, 0))
     bids: dict[str, int] = field(default_factory=lambda: dict.fromkeys(ENDINGS, 0))
-    opponent_bids: dict[str, int] = field(default_factory=lambda: dict.fromkeys(ENDINGS, 0))
+    opponent_bids: dict[str, float] = field(default_factory=lambda: dict.fromkeys(ENDINGS, 0.0))
 
 
 def final_state(game: dict[str, Any], base: bool, players: int, bids: list[int] | None = None) -> Game:
@@ -111,7 +111,7 @@ def endings(path: Path, base: bool, players: int) -> Endings:
         out.counts[kind] += 1
         out.days[kind] += game_days(state)
         out.bids[kind] += bids[seat]
-        out.opponent_bids[kind] += (sum(bids) - bids[seat]) // (players - 1)
+        out.opponent_bids[kind] += (sum(bids) - bids[seat]) / (players - 1)
     return out
 
 
