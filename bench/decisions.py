@@ -46,6 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bots import champion  # noqa: E402
 from bots.inprocess import play_out  # noqa: E402
 from driver.game import game_days  # noqa: E402
+from endings import ending  # noqa: E402  (bench/endings.py: python puts bench/ first on the path)
 from exploit.arena import start_policies  # noqa: E402
 from exploit.matches import records, unplayable  # noqa: E402
 from exploit.target import resolve_target  # noqa: E402
@@ -141,14 +142,11 @@ def play_on(state: Game, seat: int, move: int, champion_text: str, opponent: str
 
 
 def how(game: Game, seat: int) -> str:
-    """`won`/`lost` and how, or `drawn`, and the day."""
+    """How a game played on ended for `seat` (bench/endings.py's kinds,
+    or a forfeit), and the day."""
     if game.fault is not None:
         return f"seat {game.fault[0]} forfeited on day {game_days(game)} ({game.fault[1]})"
-    if game.winner is None:
-        return f"drawn on day {game_days(game)}"
-    eliminated = sum(game.alive(p) for p in range(game.n_players)) == 1
-    kind = "by elimination" if eliminated else "on points"
-    return f"{'won' if game.winner == seat else 'lost'} {kind} on day {game_days(game)}"
+    return f"{ending(game, seat)} on day {game_days(game)}"
 
 
 def how_stored(stored: dict[str, Any], seat: int) -> str:
