@@ -317,10 +317,14 @@ def _stored_db(positional: Path | None, option: Path | None) -> Path:
     return db
 
 
+_stored_db_option = click.option("--db", "db_option", type=click.Path(dir_okay=False, path_type=Path), default=None,
+                                 help=f"SQLite results file, as DB [default: {api.DEFAULT_DB}].")
+"""--db of the commands that read a results file (_stored_db)."""
+
+
 def _existing_db(f: F) -> F:
     """DB as an argument or --db (_stored_db)."""
-    f = click.option("--db", "db_option", type=click.Path(dir_okay=False, path_type=Path), default=None,
-                     help=f"SQLite results file, as DB [default: {api.DEFAULT_DB}].")(f)
+    f = _stored_db_option(f)
     return click.argument("db", type=click.Path(dir_okay=False, path_type=Path), required=False)(f)
 
 
@@ -352,8 +356,7 @@ def report_cmd(db: Path | None, db_option: Path | None, output: Path, tournament
 
 @tournament_main.command("replay", epilog=VIEW_EPILOG)
 @click.argument("db_and_game", nargs=-1, required=True, metavar="[DB] GAME_ID")
-@click.option("--db", "db_option", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help=f"SQLite results file, as DB [default: {api.DEFAULT_DB}].")
+@_stored_db_option
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="The page to write [default: game-GAME_ID.html].")
 @click.option("--open", "open_", is_flag=True, help="Open the page in your browser.")
