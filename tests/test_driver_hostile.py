@@ -45,11 +45,17 @@ def logs() -> Iterator[Path]:
 
 
 def _run_game(user: User, logs: Path, attack: str, isolation: str = "auto") -> tuple[int, list[bytes], str]:  # noqa: F811
-    """One `driver run` of the victim (seat 0) against `attack`: (exit status, trace lines, summary)."""
+    """One `driver run` of the victim (seat 0) against `attack`: (exit status, trace lines, summary).
+
+    Without isolation a thief or a spy that gets in takes a state or an
+    answer from the victim, which then forfeits by the clock: that wait is
+    the run's --timeout, 4 s there instead of 10 (the bots answer at once;
+    a first answer has the 30 s start-up allowance on top)."""
     mark = new_mark()
     trace = user.workdir / f"{attack}-{isolation}.jsonl"
+    timeout = "4" if isolation == "none" else "10"
     command = user.driver(
-        "run", "--isolation", isolation, "--max-days", "4", "--timeout", "10", "--trace", str(trace),
+        "run", "--isolation", isolation, "--max-days", "4", "--timeout", timeout, "--trace", str(trace),
         user.bot("victim.py"), user.bot(f"{attack}.py"),
     )
     env = {**user.env, MARK_VARIABLE: mark, "ECONOMANCY_TEST_LOGS": str(logs)}
