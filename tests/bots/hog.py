@@ -4,7 +4,7 @@ standard error what it got, then plays simply: `hog.py KIND [ARG]`.
 - memory GIB: allocate (and touch) GIB gibibytes at once;
 - forkbomb: start processes until refused (each sleeps), count them;
 - disk GIB: write GIB gibibytes to /tmp/hog, then remove it;
-- cpu SECONDS: burn SECONDS of CPU before answering (every move);
+- cpu SECONDS: burn SECONDS of CPU before answering;
 - child SECONDS: a child process burns SECONDS of CPU, reaped before the answer;
 - thread SECONDS: a second thread burns SECONDS of CPU, joined before the answer;
 - env: print its environment, one NAME=VALUE a line;
@@ -102,7 +102,7 @@ def affinity():
 
 
 def answer(state, number):
-    if number == 1 or kind == "cpu":
+    if number == 1:
         {"memory": memory, "forkbomb": forkbomb, "disk": disk, "cpu": cpu, "child": child, "thread": thread, "env": env, "affinity": affinity}[kind]()
     botlib.send([botlib.simple_move(state)])
 
