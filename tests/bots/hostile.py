@@ -8,6 +8,7 @@ running victim.py. What a bot manages or is refused goes to its log
 (`Log`): standard error, and a file in $ECONOMANCY_TEST_LOGS if set.
 """
 import os
+import select
 import sys
 import threading
 import time
@@ -103,14 +104,18 @@ def reader(handle):
     return read
 
 
-def attack(log, fd, flags, act, seconds=600, head_start=2.0):
+def attack(log, fd, flags, act, seconds=600):
     """In the background: open every path to the victim's `fd` with `flags`
     and call act(opened_fd, path) on each, again as new ones appear.
 
     Returns once the attack has had its chance: a path to the victim tried,
-    or `head_start` seconds of finding none (the bot then starts playing, so
-    that the game cannot end before the attack has begun)."""
-    ready = threading.Event()
+    or a whole search of /proc begun after this bot's first state came (the
+    bot then starts playing, so that the game cannot end before the attack
+    has begun). The referee sends no state before every bot of the game is
+    running (its launcher reports the exec): by then the victim is there to
+    be found, if this bot can see it at all. (It was 2 s of finding none,
+    which every game of the isolated runs waited out.)"""
+    ready, asked = threading.Event(), threading.Event()
 
     def loop():
         done = set()
@@ -118,8 +123,7 @@ def attack(log, fd, flags, act, seconds=600, head_start=2.0):
         log(f"sees {len(visible())} processes")
         started = time.monotonic()
         while time.monotonic() < started + seconds:
-            if done or denied or time.monotonic() > started + head_start:
-                ready.set()
+            armed = asked.is_set()  # before the search: it began after the first state came
             for path in paths_to(fd):
                 if path in done:
                     continue
@@ -133,7 +137,11 @@ def attack(log, fd, flags, act, seconds=600, head_start=2.0):
                 done.add(path)
                 log(f"opened {path}")
                 threading.Thread(target=act, args=(opened, path), daemon=True).start()
+            if done or denied or armed:
+                ready.set()
             time.sleep(0.02)
 
     threading.Thread(target=loop, daemon=True).start()
-    ready.wait(head_start + 30)
+    select.select([sys.stdin.fileno()], [], [])  # the first state (or the end of input) is waiting; none read
+    asked.set()
+    ready.wait(30)
