@@ -49,13 +49,15 @@ def _run_game(user: User, logs: Path, attack: str, isolation: str = "auto") -> t
 
     Without isolation a thief or a spy that gets in takes a state or an
     answer from the victim, which then forfeits by the clock: that wait is
-    the run's --timeout, 4 s there instead of 10 (the bots answer at once;
-    a first answer has the 30 s start-up allowance on top)."""
+    the run's --timeout, 4 s there instead of 10 (the bots answer at once),
+    and --startup 6 instead of 30 on top when what it took was the victim's
+    first (a loaded machine's race: 34 s instead of 4 once in a full run).
+    Still 10 s for a `python -S` bot's first answer."""
     mark = new_mark()
     trace = user.workdir / f"{attack}-{isolation}.jsonl"
-    timeout = "4" if isolation == "none" else "10"
+    clock = ["--timeout", "4", "--startup", "6"] if isolation == "none" else ["--timeout", "10"]
     command = user.driver(
-        "run", "--isolation", isolation, "--max-days", "4", "--timeout", timeout, "--trace", str(trace),
+        "run", "--isolation", isolation, "--max-days", "4", *clock, "--trace", str(trace),
         user.bot("victim.py"), user.bot(f"{attack}.py"),
     )
     env = {**user.env, MARK_VARIABLE: mark, "ECONOMANCY_TEST_LOGS": str(logs)}
