@@ -959,9 +959,50 @@ Move heuristic_move_deny(State *s, int p, uint64_t *rng, const double *aggressio
     return MOVE(0);
 }
 
+/* The card worth points that p can buy now and that brings it to 7 points
+   or more and strictly more than any other player holds now (the cheapest
+   such), else -1. Whether it wins is decided after the round, when the
+   others have bought too. */
+static int winning_buy(const State *s, int p)
+{
+    int mine = points_of(&s->pl[p]), most = 0;
+    for (int j = 0; j < s->np; j++)
+        if (j != p && alive(s, j) && points_of(&s->pl[j]) > most)
+            most = points_of(&s->pl[j]);
+    int best = -1;
+    for (int c = 1; c <= MAX_SHOP_ID(s); c++)
+        if (CARDS[c].points > 0 && s->shop[c] > 0 && CARDS[c].cost <= s->pl[p].coins &&
+            mine + CARDS[c].points >= 7 && mine + CARDS[c].points > most &&
+            (best < 0 || CARDS[c].cost < CARDS[best].cost))
+            best = c;
+    return best;
+}
+
+/*
+ * Policy 2, the finisher: the heuristic, except that at a buy it takes a
+ * card that wins the game at once (winning_buy) whenever there is one. The
+ * heuristic buys an Incantation when it can and a Board of Monopoly (1
+ * point, 2 coins) after income and fighters, so a playout's player holding 6
+ * points and 2 coins buys a Senior Worker where a Board wins: the race for
+ * points, which `mcts-v1` wins against the champion, runs slower in the
+ * playouts than in the games. `champion --finisher` plays it (docs/bots.md,
+ * "The finisher in the playouts", has what it was measured to give).
+ */
+Move policy_move(State *s, int p, uint64_t *rng, int policy, const double *aggression)
+{
+    if (policy == POLICY_RANDOM)
+        return random_move(s, p, rng);
+    if (policy == POLICY_FINISHER && s->phase == BUY) {
+        int c = winning_buy(s, p);
+        if (c >= 0)
+            return MOVE(c);
+    }
+    return heuristic_move_deny(s, p, rng, aggression);
+}
+
 /* Play to the end, or until `stop_days` days have been played (the state is
-   then at the next day's investing, its income received); policies[p] is 0
-   (random) or 1 (heuristic). Returns the moves played. */
+   then at the next day's investing, its income received); policies[p] is a
+   POLICY_*. Returns the moves played. */
 uint64_t run_playout_until(State *s, uint64_t seed, const int *policies, int64_t stop_days)
 {
     return run_playout_deny(s, seed, policies, stop_days, NULL);
@@ -975,8 +1016,8 @@ uint64_t run_playout_deny(State *s, uint64_t seed, const int *policies, int64_t 
         if (!m) /* cannot happen in a valid state; never spin */
             break;
         int p = __builtin_ctz(m);
-        Move mv = policies[p] ? heuristic_move_deny(s, p, &rng, aggression) : random_move(s, p, &rng);
-        /* An illegal move cannot happen (both policies play legal moves).
+        Move mv = policy_move(s, p, &rng, policies[p], aggression);
+        /* An illegal move cannot happen (every policy plays legal moves).
            A failed Python call (s->failed, checked by the caller at the end)
            leaves a number unchanged and play goes on: no check per move. */
         const char *refused = apply_move(s, p, mv.v, mv.big);
@@ -1753,14 +1794,14 @@ static PyObject *Game_playout(GameObject *g, PyObject *args, PyObject *kw)
     int pol[MAXP] = {0, 0, 0, 0};
     if (policy && PyLong_Check(policy)) {
         long v = PyLong_AsLong(policy);
-        if (v != 0 && v != 1) {
-            PyErr_Format(PyExc_ValueError, "policy must be 0 or 1, not %ld", v);
+        if (v < 0 || v >= N_POLICIES) {
+            PyErr_Format(PyExc_ValueError, "policy must be 0, 1 or 2, not %ld", v);
             return NULL;
         }
         for (int p = 0; p < MAXP; p++)
             pol[p] = (int)v;
     } else if (policy) {
-        PyObject *seq = PySequence_Fast(policy, "policy must be 0, 1 or a sequence of them per player");
+        PyObject *seq = PySequence_Fast(policy, "policy must be 0, 1, 2 or a sequence of them per player");
         if (!seq)
             return NULL;
         if (PySequence_Fast_GET_SIZE(seq) != g->s.np) {
@@ -1770,10 +1811,10 @@ static PyObject *Game_playout(GameObject *g, PyObject *args, PyObject *kw)
         }
         for (int p = 0; p < g->s.np; p++) {
             long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, p));
-            if ((v == -1 && PyErr_Occurred()) || (v != 0 && v != 1)) {
+            if ((v == -1 && PyErr_Occurred()) || v < 0 || v >= N_POLICIES) {
                 Py_DECREF(seq);
                 if (!PyErr_Occurred())
-                    PyErr_Format(PyExc_ValueError, "policy must be 0 or 1, not %ld", v);
+                    PyErr_Format(PyExc_ValueError, "policy must be 0, 1 or 2, not %ld", v);
                 return NULL;
             }
             pol[p] = (int)v;
@@ -1830,8 +1871,8 @@ static PyObject *Game_policy_move(GameObject *g, PyObject *args, PyObject *kw)
     int p;
     if (check_player(g, player, &p) < 0)
         return NULL;
-    if (policy != 0 && policy != 1) {
-        PyErr_Format(PyExc_ValueError, "policy must be 0 or 1, not %d", policy);
+    if (policy < 0 || policy >= N_POLICIES) {
+        PyErr_Format(PyExc_ValueError, "policy must be 0, 1 or 2, not %d", policy);
         return NULL;
     }
     if (!(pending_mask(&g->s) & (1u << p))) {
@@ -1852,8 +1893,7 @@ static PyObject *Game_policy_move(GameObject *g, PyObject *args, PyObject *kw)
     if (rng == (uint64_t)-1 && PyErr_Occurred())
         return NULL;
     g->s.failed = 0;
-    Move mv = !policy ? random_move(&g->s, p, &rng)
-                      : heuristic_move_deny(&g->s, p, &rng, aggression_obj != Py_None ? aggression : NULL);
+    Move mv = policy_move(&g->s, p, &rng, policy, aggression_obj != Py_None ? aggression : NULL);
     if (g->s.failed) {
         g->s.failed = 0;
         Py_XDECREF(mv.big);
@@ -2116,7 +2156,7 @@ static PyMethodDef Game_methods[] = {
     {"playout", (PyCFunction)(void (*)(void))Game_playout, METH_VARARGS | METH_KEYWORDS,
      "Play to the end in place; returns the winner or -1."},
     {"policy_move", (PyCFunction)(void (*)(void))Game_policy_move, METH_VARARGS | METH_KEYWORDS,
-     "The move a built-in playout policy (0 random, 1 heuristic) plays here for a pending player; aggression: "
+     "The move a built-in playout policy (0 random, 1 heuristic, 2 finisher) plays here for a pending player; aggression: "
      "each player's chance of bidding for a sure attack, which a threatened heuristic player denies."},
     {"_restore", (PyCFunction)Game_restore, METH_VARARGS | METH_CLASS, NULL},
     {NULL},

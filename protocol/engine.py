@@ -109,7 +109,9 @@ class Game(_Core):
     hidden answers already given), not the removed()/lost() bookkeeping;
     ``==`` compares keys. ``copy()`` starts its own ``decisions`` count at 0
     (no move has been applied to the new object). ``playout`` also accepts
-    a sequence with one policy per player.
+    a sequence with one policy per player. The policies: 0 random, 1 the
+    light heuristic, 2 the finisher (the heuristic, buying a points card
+    that wins at once whenever it can: the champion's playouts).
 
     Coins and investments are exact integers of any size, as in the original
     (Magic Bean Stock compounds a purse past 2**64 in long games). They cost

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from protocol.cards import CARDS, PER_PLAYER, POINTS, shop_ids
+from protocol.cards import CARDS, NAME_TO_ID, PER_PLAYER, POINTS, shop_ids
 from protocol.engine import (
     ATTACKING,
     BUY,
@@ -228,12 +228,54 @@ def test_the_heuristic_outbids_with_a_sure_attack_and_denies_one_it_faces_if_tol
     assert _usual_bid(_investing(["Worker"], huge, ["Ghost"], huge + 5), 1) == huge + 1
 
 
+def _buying(mine: list[str], my_coins: int, theirs: list[str], their_coins: int = 0) -> Game:
+    """Day 2's buy, seat 0 holding `mine` and seat 1 `theirs` (beside their Stipends)."""
+    def player(cards: list[str], coins: int) -> dict[str, object]:
+        return {"coins": coins, "buys": 1,
+                "cards": [{"name": name, "uses": 0} for name in ["Sorcerer's Stipend", *cards]]}
+
+    shop = {name: 2 for name in ("Board of Monopoly", "Incantation", "Worker", "Magic Bean Stock", "Bubble", "Ghost",
+                                 "Senior Worker", "Gold Fish")}
+    return Game.from_wire({"day": 2, "phase": {"name": "buy"}, "shop": shop,
+                           "players": [player(mine, my_coins), player(theirs, their_coins)]})
+
+
+def test_the_finisher_buys_the_points_that_win_at_once_and_is_the_heuristic_otherwise() -> None:
+    """Policy 2 (the champion's playouts) takes a buy that brings its player
+    to 7 points and strictly more than anyone, every time (no move at
+    random there); the heuristic, with 6 points and 2 coins, buys a Senior
+    Worker before a Board of Monopoly. Where no buy wins at once (a Board
+    only ties 7 with 7, or the points are out of reach), the finisher plays
+    exactly as the heuristic, seed for seed."""
+    board, incantation = NAME_TO_ID["Board of Monopoly"], NAME_TO_ID["Incantation"]
+    six = ["Incantation", "Incantation"]
+    wins = _buying(six, 2, ["Worker"])
+    assert {wins.policy_move(0, seed, policy=2) for seed in range(64)} == {board}
+    heuristic = [wins.policy_move(0, seed, policy=1) for seed in range(64)]
+    assert max(set(heuristic), key=heuristic.count) == NAME_TO_ID["Senior Worker"]
+    # The cheapest card that wins: with 4 coins a Board (2) rather than an Incantation (4).
+    assert {_buying(six, 4, ["Worker"]).policy_move(0, seed, policy=2) for seed in range(64)} == {board}
+    # 4 points need an Incantation to reach 7.
+    assert {_buying(["Incantation", "Board of Monopoly"], 4, []).policy_move(0, seed, policy=2)
+            for seed in range(64)} == {incantation}
+    for game in (_buying(six, 2, ["Incantation", "Incantation", "Board of Monopoly"]),  # 7 would tie 7
+                 _buying(six, 1, ["Worker"]),  # a Board costs 2
+                 _buying(["Incantation"], 9, ["Worker"])):  # 6 at most
+        assert [game.policy_move(0, seed, policy=2) for seed in range(64)] == \
+            [game.policy_move(0, seed, policy=1) for seed in range(64)]
+
+
 def test_a_policy_move_is_asked_of_a_pending_player_only() -> None:
     game = Game(2)
     assert game.policy_move(0, 1) in game.legal_moves(0)
     assert game.policy_move(1, 1, policy=0) in game.legal_moves(1)
-    with pytest.raises(ValueError, match="policy must be 0 or 1"):
-        game.policy_move(0, 1, policy=2)
+    assert game.policy_move(0, 1, policy=2) in game.legal_moves(0)
+    with pytest.raises(ValueError, match="policy must be 0, 1 or 2, not 3"):
+        game.policy_move(0, 1, policy=3)
+    with pytest.raises(ValueError, match="policy must be 0, 1 or 2, not -1"):
+        game.copy().playout(1, -1)
+    with pytest.raises(ValueError, match="policy must be 0, 1 or 2, not 3"):
+        game.copy().playout(1, [1, 3])
     with pytest.raises(ValueError, match="aggression needs 2 entries"):
         game.policy_move(0, 1, aggression=[1.0])
     with pytest.raises(ValueError, match="between 0 and 1"):
