@@ -16,7 +16,7 @@ from bots.search import core
 from bots.search.actions import candidate_moves
 from bots.search.alphabeta import WIN, AlphaBeta as ReferenceAlphaBeta
 from bots.search.evaluation import CHAMPION_WEIGHTS_FILE, all_features, evaluate, evaluate_all, load_weights
-from bots.search.mcts import MctsConfig
+from bots.search.mcts import MctsConfig, Searcher
 from bots.search.mixed import MixedAlphaBeta as ReferenceMixed
 from protocol import _engine
 from protocol.engine import BUY, INVESTING, Game
@@ -194,6 +194,34 @@ def test_mcts_takes_the_forced_elimination() -> None:
         assert SEARCHERS[name]().search(win_in_one(), 0, core.Budget(iterations=3000)).move == 1, name
 
 
+def _six_points_tomorrow() -> Game:
+    """Day 2's buy: seat 0 holds two Incantations (6 points), a Worker and
+    no coin; seat 1 two Workers and 3 coins. Tomorrow seat 0 has the coins
+    for a Board of Monopoly, and with it 7 points: the game."""
+    def player(cards: list[str], coins: int) -> dict[str, object]:
+        return {"coins": coins, "buys": 1,
+                "cards": [{"name": name, "uses": 0} for name in ["Sorcerer's Stipend", *cards]]}
+
+    shop = {name: 2 for name in ("Board of Monopoly", "Incantation", "Worker", "Magic Bean Stock", "Bubble", "Ghost",
+                                 "Senior Worker", "Gold Fish")}
+    return Game.from_wire({"day": 2, "phase": {"name": "buy"}, "shop": shop,
+                           "players": [player(["Incantation", "Incantation", "Worker"], 0),
+                                       player(["Worker", "Worker"], 3)]})
+
+
+def test_finisher_playouts_see_the_race_the_heuristic_ones_miss() -> None:
+    """With the heuristic's playouts seat 1 values this position at about
+    0.3 (a heuristic player with 6 points and 2 coins buys a Senior Worker
+    before the Board that wins); with the finisher's (policy 2, the
+    champion's) at about 0.13: the opponent finishes tomorrow in most of
+    them. Fixed iterations and seeds: the same values every run."""
+    game = _six_points_tomorrow()
+    values = {finish: [core.Mcts(WEIGHTS, MctsConfig(exploration=0.5, horizon=6, finish=finish), seed)
+                       .search(game, 1, core.Budget(iterations=4000)).value for seed in range(3)]
+              for finish in (False, True)}
+    assert max(values[True]) + 0.1 < min(values[False]), values
+
+
 def test_exact_big_purses_in_candidates_evaluation_and_play() -> None:
     big = 10**30 + 7
     game = _state({"name": "investing"}, [
@@ -292,6 +320,8 @@ def test_bad_inputs_are_refused_with_a_reason() -> None:
         _engine.Mcts((1.0, 2.0))
     with pytest.raises(ValueError, match="time or an iteration"):
         core.Mcts(WEIGHTS).search(game, 0, core.Budget(depth=3))
+    with pytest.raises(ValueError, match="the finisher is the C core's"):
+        Searcher(WEIGHTS, MctsConfig(finish=True))
     with pytest.raises(ValueError, match="unknown search"):
         core.make("minimax", WEIGHTS)
     with pytest.raises(ValueError, match="seconds"):

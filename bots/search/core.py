@@ -95,24 +95,28 @@ class MctsConfig(Record):
     evaluation does not) before the evaluation values the state it reached
     (0: to the game's end), so that what a fight destroys counts, not the
     heuristic's blunders over the rest of a locked game
-    (protocol/search/mcts.c says why)."""
+    (protocol/search/mcts.c says why), and `finish`: the playouts' players
+    play the engine's finisher (policy 2: the heuristic, buying a points
+    card that wins at once) instead of the heuristic."""
 
-    __slots__ = ("selection", "exploration", "leaf", "reuse_depth", "horizon")
+    __slots__ = ("selection", "exploration", "leaf", "reuse_depth", "horizon", "finish")
     selection: str
     exploration: float
     leaf: str
     reuse_depth: int
     horizon: int
+    finish: bool
 
     def __init__(self, selection: str = "duct", exploration: float = 1.0, leaf: str = "playout",
-                 reuse_depth: int = 6, horizon: int = 0) -> None:
+                 reuse_depth: int = 6, horizon: int = 0, finish: bool = False) -> None:
         if selection not in ("duct", "rm"):
             raise ValueError(f"selection must be 'duct' or 'rm', not {selection!r}")
         if leaf not in ("playout", "eval"):
             raise ValueError(f"leaf must be 'playout' or 'eval', not {leaf!r}")
         if horizon < 0:
             raise ValueError(f"horizon must be 0 (the whole game) or more days, got {horizon}")
-        self._set(selection=selection, exploration=exploration, leaf=leaf, reuse_depth=reuse_depth, horizon=horizon)
+        self._set(selection=selection, exploration=exploration, leaf=leaf, reuse_depth=reuse_depth, horizon=horizon,
+                  finish=finish)
 
 
 LOSS_DEPTH = 2
@@ -366,7 +370,8 @@ class Mcts:
         self.weights = weights
         self.config = config
         self.core = _engine.Mcts(weights.values, weights.scale, config.selection, config.exploration, config.leaf,
-                                 random.Random(seed).getrandbits(64), max_nodes, config.horizon)
+                                 random.Random(seed).getrandbits(64), max_nodes, config.horizon,
+                                 config.finish)
 
     def reset(self) -> None:
         self.core.reset()

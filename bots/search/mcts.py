@@ -80,6 +80,8 @@ class Searcher:
                  clock: Callable[[], float] = time.perf_counter) -> None:
         if config.horizon:
             raise ValueError("the reference MCTS plays its playouts to the end: a horizon is the C core's (core.Mcts)")
+        if config.finish:
+            raise ValueError("the reference MCTS's playouts are the heuristic's: the finisher is the C core's (core.Mcts)")
         self.weights = weights
         self.clock = clock  # time.thread_time: a budget in CPU time
         self.config = config

@@ -48,6 +48,7 @@ typedef struct {
     Weights w;
     int rm, eval_leaf;
     int64_t horizon; /* days a playout runs before the evaluation values it; 0: to the end */
+    int policy;      /* the playouts' policy: POLICY_HEURISTIC or POLICY_FINISHER */
     double passive[MAXP]; /* this search's chance that each player bids 0 while it holds a sure attack (0: searched) */
     int bid_model;        /* passive given for this search: the playouts' threatened players deny */
     double aggression[MAXP]; /* the chance that the playouts' threatened players match each player's purse: 1 - passive,
@@ -300,7 +301,8 @@ static int points_for_sale(const State *s)
     return 0;
 }
 
-/* A leaf's playout by the engine's heuristic: to the game's end, or, with
+/* A leaf's playout by the engine's heuristic (the finisher with `finish`:
+   a player buys a points card that wins at once): to the game's end, or, with
    a horizon, `horizon` days on and then a day at a time until no card worth
    points is left in the shop. While points are for sale the game is a
    race, which a playout measures and the evaluation (no race feature in
@@ -315,13 +317,13 @@ static int points_for_sale(const State *s)
    alphabeta-v1, and denying in the playouts"). */
 static void playout(MctsObject *t, State *s)
 {
-    static const int heuristic[MAXP] = {1, 1, 1, 1};
+    const int policies[MAXP] = {t->policy, t->policy, t->policy, t->policy};
     const double *deny = t->bid_model ? t->aggression : NULL;
     int64_t stop = t->horizon <= 0 ? INT64_MAX : s->days_played + t->horizon;
-    run_playout_deny(s, rng_next(&t->rng), heuristic, stop, deny);
+    run_playout_deny(s, rng_next(&t->rng), policies, stop, deny);
     while (t->horizon > 0 && s->phase != END && s->phase != FAULT && !s->failed && s->days_played >= stop &&
            points_for_sale(s))
-        run_playout_deny(s, rng_next(&t->rng), heuristic, ++stop, deny); /* short of `stop`: it could not go on */
+        run_playout_deny(s, rng_next(&t->rng), policies, ++stop, deny); /* short of `stop`: it could not go on */
 }
 
 /* Whether p holds a card that attacks and beats every card able to defend
@@ -452,15 +454,16 @@ int search_parse_weights(PyObject *obj, double scale, Weights *w);
 static int M_init(MctsObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"weights", "scale", "selection", "exploration", "leaf", "seed", "max_nodes", "horizon",
-                             NULL};
+                             "finish", NULL};
     PyObject *weights;
     double scale = 10.0, exploration = 1.0;
     const char *selection = "duct", *leaf = "playout";
     unsigned long long seed = 0;
     unsigned int max_nodes = 1u << 17;
     long long horizon = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|dsdsKIL", kwlist, &weights, &scale, &selection, &exploration, &leaf,
-                                     &seed, &max_nodes, &horizon))
+    int finish = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|dsdsKILp", kwlist, &weights, &scale, &selection, &exploration, &leaf,
+                                     &seed, &max_nodes, &horizon, &finish))
         return -1;
     if (horizon < 0 || horizon > 1000000) {
         PyErr_SetString(PyExc_ValueError, "horizon must be 0 (play to the end) or a number of days up to 1000000");
@@ -484,6 +487,7 @@ static int M_init(MctsObject *self, PyObject *args, PyObject *kw)
     self->eval_leaf = !strcmp(leaf, "eval");
     self->exploration = exploration;
     self->horizon = horizon;
+    self->policy = finish ? POLICY_FINISHER : POLICY_HEURISTIC;
     self->rng = seed;
     self->max_nodes = max_nodes;
     uint64_t size = 1;
@@ -647,8 +651,9 @@ static PyTypeObject MctsType = {
     .tp_dealloc = (destructor)M_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "Mcts(weights, scale=10.0, selection='duct', exploration=1.0, leaf='playout', seed=0, "
-              "max_nodes=2**17, horizon=0): the C SM-MCTS searcher, its tree kept across searches; playouts stop "
-              "after `horizon` days (0: at the game's end) and are valued by the evaluation.",
+              "max_nodes=2**17, horizon=0, finish=False): the C SM-MCTS searcher, its tree kept across searches; "
+              "playouts stop after `horizon` days (0: at the game's end) and are valued by the evaluation; with "
+              "`finish` their players play the finisher (policy 2) instead of the heuristic (policy 1).",
     .tp_methods = M_methods,
     .tp_getset = M_getset,
     .tp_init = (initproc)M_init,
