@@ -139,6 +139,20 @@ def test_the_exploration_constant_is_by_the_number_of_players_unless_given() -> 
             ChampionPolicy(exploration=bad)
 
 
+def test_the_playouts_are_the_heuristics_unless_the_finisher_is_asked_for() -> None:
+    """`--finisher` gives the champion's MCTS the engine's finisher for its
+    playouts (a player buys the points that win at once) at every table
+    size; by default they are the heuristic's, as measured in the rows."""
+    from bots.champion import parser, policy_from
+    from bots.search.core import Mcts
+
+    for options, finish in (([], False), (["--finisher"], True)):
+        policy = policy_from(parser().parse_args(options))
+        for players in (2, 4):
+            policy.new_game(Game(players), 0)
+            assert isinstance(policy.searcher, Mcts) and policy.searcher.config.finish is finish
+
+
 class _Clock:
     """A CPU clock that advances `step` seconds each time it is read."""
 
