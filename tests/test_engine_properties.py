@@ -171,16 +171,22 @@ def test_heuristic_policy_beats_random() -> None:
     assert wins > 0.8 * games
 
 
-def _investing(mine: list[str], my_coins: int, theirs: list[str], their_coins: int) -> Game:
-    """Day 1's investing, seat 0 holding `mine` and seat 1 `theirs` (beside their Stipends)."""
+def _two_players(day: int, phase: str, mine: list[str], my_coins: int, theirs: list[str], their_coins: int) -> Game:
+    """A 2-player simple-set position: seat 0 holding `mine` and seat 1
+    `theirs` (beside their Stipends), 2 of every card in the shop."""
     def player(cards: list[str], coins: int) -> dict[str, object]:
         return {"coins": coins, "buys": 1,
                 "cards": [{"name": name, "uses": 0} for name in ["Sorcerer's Stipend", *cards]]}
 
     shop = {name: 2 for name in ("Board of Monopoly", "Incantation", "Worker", "Magic Bean Stock", "Bubble", "Ghost",
                                  "Senior Worker", "Gold Fish")}
-    return Game.from_wire({"day": 1, "phase": {"name": "investing"}, "shop": shop,
+    return Game.from_wire({"day": day, "phase": {"name": phase}, "shop": shop,
                            "players": [player(mine, my_coins), player(theirs, their_coins)]})
+
+
+def _investing(mine: list[str], my_coins: int, theirs: list[str], their_coins: int) -> Game:
+    """Day 1's investing."""
+    return _two_players(1, "investing", mine, my_coins, theirs, their_coins)
 
 
 AGGRESSIVE = (1.0, 1.0)
@@ -229,15 +235,8 @@ def test_the_heuristic_outbids_with_a_sure_attack_and_denies_one_it_faces_if_tol
 
 
 def _buying(mine: list[str], my_coins: int, theirs: list[str], their_coins: int = 0) -> Game:
-    """Day 2's buy, seat 0 holding `mine` and seat 1 `theirs` (beside their Stipends)."""
-    def player(cards: list[str], coins: int) -> dict[str, object]:
-        return {"coins": coins, "buys": 1,
-                "cards": [{"name": name, "uses": 0} for name in ["Sorcerer's Stipend", *cards]]}
-
-    shop = {name: 2 for name in ("Board of Monopoly", "Incantation", "Worker", "Magic Bean Stock", "Bubble", "Ghost",
-                                 "Senior Worker", "Gold Fish")}
-    return Game.from_wire({"day": 2, "phase": {"name": "buy"}, "shop": shop,
-                           "players": [player(mine, my_coins), player(theirs, their_coins)]})
+    """Day 2's buy."""
+    return _two_players(2, "buy", mine, my_coins, theirs, their_coins)
 
 
 def test_the_finisher_buys_the_points_that_win_at_once_and_is_the_heuristic_otherwise() -> None:

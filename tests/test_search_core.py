@@ -21,6 +21,7 @@ from bots.search.mixed import MixedAlphaBeta as ReferenceMixed
 from protocol import _engine
 from protocol.engine import BUY, INVESTING, Game
 from test_alphabeta import _cards, _state, win_in_one, win_in_three, win_in_two
+from test_engine_properties import _buying
 from test_search_moves import random_state
 
 WEIGHTS = load_weights()
@@ -198,15 +199,7 @@ def _six_points_tomorrow() -> Game:
     """Day 2's buy: seat 0 holds two Incantations (6 points), a Worker and
     no coin; seat 1 two Workers and 3 coins. Tomorrow seat 0 has the coins
     for a Board of Monopoly, and with it 7 points: the game."""
-    def player(cards: list[str], coins: int) -> dict[str, object]:
-        return {"coins": coins, "buys": 1,
-                "cards": [{"name": name, "uses": 0} for name in ["Sorcerer's Stipend", *cards]]}
-
-    shop = {name: 2 for name in ("Board of Monopoly", "Incantation", "Worker", "Magic Bean Stock", "Bubble", "Ghost",
-                                 "Senior Worker", "Gold Fish")}
-    return Game.from_wire({"day": 2, "phase": {"name": "buy"}, "shop": shop,
-                           "players": [player(["Incantation", "Incantation", "Worker"], 0),
-                                       player(["Worker", "Worker"], 3)]})
+    return _buying(["Incantation", "Incantation", "Worker"], 0, ["Worker", "Worker"], 3)
 
 
 def test_finisher_playouts_see_the_race_the_heuristic_ones_miss() -> None:
