@@ -48,8 +48,9 @@ holding 6 points and 2 coins, buy a Senior Worker rather than the Board
 that wins, and the race for points, which `mcts-v1` wins against the
 champion, runs slower in the playouts than in the games. Measured on 192
 paired games against `mcts-v1` at 0.1 s it scored what the champion
-scores (164 against 163), so it is not the default (docs/bots.md, "The
-finisher in the playouts").
+scores in the simple set (164 against 163) and less in the base set
+(72.5/96 against 77, with more locked draws), so it is not the default
+(docs/bots.md, "The finisher in the playouts").
 
 At 2 players its decoupled UCT explores with UCB1's constant 0.5, not
 the textbook 1 (`--exploration`): the values of the early buys differ by
