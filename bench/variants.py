@@ -1,0 +1,134 @@
+"""Variants of a bot on the same games: paired scores against one opponent.
+
+    python bench/variants.py --opponent "mcts-v1 --time 0.1 --cpu" [--base] [--openings 48]
+        [--out results/variants] [-j 1] [--summary] BOT [BOT ...]
+
+Each BOT text (one of our bots with its options, e.g. "champion --time
+0.1" and "champion --time 0.1 --finisher") plays the harness's balanced
+suite for the set (tournaments/suites), each opening from both seats,
+against OPPONENT, in-process through `exploit.matches` (resumable: a rerun
+plays only what is missing). Past the suite's length the openings come
+round again with new seeds, so `--openings 96` plays the suite twice.
+
+Why paired: the n-th game of every variant has the same opening, seat and
+seeds, so two variants differ only where their play does. A variant a few
+points better than another is within the noise of a hundred games; how
+many games it scored more and fewer points in than the first BOT, on the
+games both played, says whether the difference is one of a few games or
+of many. The table at the end has every variant asked for: games, score
+with its 95% interval, and those counts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from exploit.matches import Match, play_match, records, tally, unplayable  # noqa: E402
+from tournaments.make_suites import SUITES  # noqa: E402
+from tournaments.openings import suite_name  # noqa: E402
+from tournaments.stats.crosstable import wilson  # noqa: E402
+
+
+def file_name(text: str) -> str:
+    """A file name for a bot text: its words joined by '_', anything but
+    letters, digits, '.', '=' and '-' dropped ("champion --time 0.1" ->
+    "champion_--time_0.1")."""
+    return "_".join(re.sub(r"[^A-Za-z0-9.=-]", "", word) for word in text.split()) or "bot"
+
+
+def scores(games: list[dict[str, Any]]) -> dict[tuple[int, int], float]:
+    """The measured bot's score in each stored game, by (opening, seat):
+    1 a win, 1/2 a draw, 0 a loss (a fault loses)."""
+    return {(game["opening"], game["seat"]): 1.0 if game["winner"] == game["seat"] else 0.5 if game["winner"] is None
+            else 0.0 for game in games}
+
+
+def paired(reference: dict[tuple[int, int], float], variant: dict[tuple[int, int], float]) -> tuple[int, int, int]:
+    """On the games both played: how many, in how many the variant scored
+    more than the reference, and in how many less."""
+    common = reference.keys() & variant.keys()
+    return (len(common), sum(variant[key] > reference[key] for key in common),
+            sum(variant[key] < reference[key] for key in common))
+
+
+def table(paths: list[Path]) -> list[str]:
+    """The variants' rows (Markdown), the first path the reference."""
+    lines = ["| variant | games | score | 95% interval | W-D-L | better / worse than the first (games in common) |",
+             "|---|---|---|---|---|---|"]
+    reference = scores(records(paths[0])) if paths else {}
+    for index, path in enumerate(paths):
+        result = tally(path)
+        if not result.games:
+            lines.append(f"| `{path.stem}` | 0 | | | | |")
+            continue
+        low, high = wilson(result.score, result.games)
+        losses = result.games - result.wins - result.draws
+        if index == 0:
+            versus = ""
+        else:
+            common, better, worse = paired(reference, scores(records(path)))
+            versus = f"{better} / {worse} ({common})"
+        lines.append(f"| `{path.stem}` | {result.games} | {result.score:g} = {100 * result.score / result.games:.1f}% "
+                     f"| [{100 * low:.1f}, {100 * high:.1f}] | {result.wins}-{result.draws}-{losses} | {versus} |")
+    return lines
+
+
+def _stop(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def main(argv: list[str] | None = None) -> int:
+    signal.signal(signal.SIGTERM, _stop)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("bots", nargs="+", metavar="BOT", help="the variants, each one of our bots as a BOT text; "
+                                                              "the first is the one the others are compared with")
+    parser.add_argument("--opponent", required=True, help="one of our bots, as a BOT text")
+    parser.add_argument("--openings", type=int, default=48,
+                        help="openings, each from both seats (default %(default)s: the 2-player suite once)")
+    parser.add_argument("--base", action="store_true", help="the base set (default: simple)")
+    parser.add_argument("--out", type=Path, default=Path("results/variants"),
+                        help="where the games go, OUT/<set>/<opponent>/<bot>.jsonl (default %(default)s)")
+    parser.add_argument("-j", "--concurrency", type=int, default=1, help="games at once (default %(default)s)")
+    parser.add_argument("--summary", action="store_true", help="print the table of what is stored, play nothing")
+    options = parser.parse_args(argv)
+    if options.openings < 1 or options.concurrency < 1:
+        parser.error("--openings and -j must be positive")
+    for text in (options.opponent, *options.bots):
+        problem = unplayable(text)
+        if problem is not None:
+            parser.error(problem)
+    names = [file_name(text) for text in options.bots]
+    if len(set(names)) != len(names):
+        parser.error("two variants have the same file name: give each variant once")
+    cards = "base" if options.base else "simple"
+    group = options.out / cards / file_name(options.opponent)
+    paths = [group / f"{name}.jsonl" for name in names]
+    suite = str(SUITES / suite_name(2, options.base))
+    interrupted = False
+    if not options.summary:
+        for text, path in zip(options.bots, paths):
+            match = Match(text, options.opponent, base=options.base, suite=suite)
+            print(f"== {text} vs {options.opponent}, {cards} set: {path}", file=sys.stderr, flush=True)
+            def progress(note: str, name: str = path.stem) -> None:
+                print(f"  {name}: {note}", file=sys.stderr, flush=True)
+
+            try:
+                play_match(match, options.openings, path, options.concurrency, progress)
+            except KeyboardInterrupt:
+                print("\ninterrupted: finished games are stored; run the same command to resume", file=sys.stderr)
+                interrupted = True
+                break
+    print(f"{cards} set, against {options.opponent}:")
+    print("\n".join(table(paths)))
+    return 130 if interrupted else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,66 @@
+"""bench/variants.py: variants of a bot on the same games, compared game by game."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPT = ROOT / "bench" / "variants.py"
+_spec = importlib.util.spec_from_file_location("bench_variants", SCRIPT)
+assert _spec is not None and _spec.loader is not None
+variants = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(variants)
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, timeout=600,
+                          cwd=ROOT, stdin=subprocess.DEVNULL)
+
+
+def test_file_names_and_the_paired_counts() -> None:
+    assert variants.file_name("champion --time 0.1 --finisher") == "champion_--time_0.1_--finisher"
+    assert variants.file_name("mcts-v1 --time=0.1 'x/y'") == "mcts-v1_--time=0.1_xy"
+    games = [{"opening": 0, "seat": 0, "winner": 0}, {"opening": 0, "seat": 1, "winner": None},
+             {"opening": 1, "seat": 0, "winner": 1}, {"opening": 1, "seat": 1, "winner": 0}]
+    reference = variants.scores(games)
+    assert reference == {(0, 0): 1.0, (0, 1): 0.5, (1, 0): 0.0, (1, 1): 0.0}
+    other = {(0, 0): 0.0, (0, 1): 1.0, (1, 0): 0.0, (2, 0): 1.0}  # (1, 1) not played, (2, 0) not by the reference
+    assert variants.paired(reference, other) == (3, 1, 1)
+
+
+def test_every_variant_plays_the_same_games_resumably_and_the_table_pairs_them(tmp_path: Path) -> None:
+    args = ("--opponent", "random", "--openings", "2", "--out", str(tmp_path), "expert", "random")
+    run = _run(*args)
+    assert run.returncode == 0, run.stderr
+    folder = tmp_path / "simple" / "random"
+    expert, rand = (folder / "expert.jsonl").read_text(), (folder / "random.jsonl").read_text()
+    assert len(expert.splitlines()) == len(rand.splitlines()) == 4
+    a, b = (variants.scores(variants.records(folder / name)) for name in ("expert.jsonl", "random.jsonl"))
+    assert a.keys() == b.keys() == {(0, 0), (0, 1), (1, 0), (1, 1)}
+    common, better, worse = variants.paired(a, b)
+    lines = run.stdout.splitlines()
+    assert lines[0] == "simple set, against random:"
+    assert lines[3].startswith(f"| `expert` | 4 | {sum(a.values()):g} = ")
+    assert lines[4].startswith(f"| `random` | 4 | {sum(b.values()):g} = ")
+    assert lines[4].endswith(f"| {better} / {worse} ({common}) |") and common == 4
+    # Run again: nothing is played, the table is the same.
+    again = _run(*args)
+    assert again.returncode == 0 and again.stdout == run.stdout
+    assert (folder / "expert.jsonl").read_text() == expert and (folder / "random.jsonl").read_text() == rand
+    # More openings play only the new ones; --summary plays nothing.
+    assert _run("--summary", *args[:3], "3", *args[4:]).stdout == run.stdout
+    assert _run(*args[:3], "3", *args[4:]).returncode == 0
+    assert len((folder / "expert.jsonl").read_text().splitlines()) == 6
+    assert (folder / "expert.jsonl").read_text().startswith(expert)
+
+
+def test_bad_variants_are_refused_before_anything_is_played(tmp_path: Path) -> None:
+    unknown = _run("--opponent", "nosuch", "--out", str(tmp_path), "expert")
+    assert unknown.returncode == 2 and "unknown bot 'nosuch'" in unknown.stderr
+    twice = _run("--opponent", "random", "--out", str(tmp_path), "expert", "expert")
+    assert twice.returncode == 2 and "same file name" in twice.stderr
+    assert _run("--opponent", "random", "--out", str(tmp_path), "--openings", "0", "expert").returncode == 2
+    assert not any(tmp_path.iterdir())
