@@ -3,19 +3,17 @@ digest for the same play and another for other play."""
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from scripts import load_script
+
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "bench" / "fixed_play.py"
-_spec = importlib.util.spec_from_file_location("bench_fixed_play", SCRIPT)
-assert _spec is not None and _spec.loader is not None
-fixed_play = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(fixed_play)
+fixed_play = load_script(SCRIPT)
 
 SMALL = ("--openings", "1", "--iterations", "200")
 

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
 
+from scripts import load_script
+
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "bench" / "variants.py"
-_spec = importlib.util.spec_from_file_location("bench_variants", SCRIPT)
-assert _spec is not None and _spec.loader is not None
-variants = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(variants)
+variants = load_script(SCRIPT)
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:

@@ -16,7 +16,6 @@ through processes).
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import re
 import sys
@@ -32,6 +31,7 @@ from driver.game import GameOptions, GameResult, game_lines, play_game
 from driver.process import PipeEndpoint
 from protocol.wire import decode_move, decode_state, encode
 import tracedata
+from scripts import load_script
 
 REPLAY = Path(__file__).parent / "bots" / "replay.py"
 TRACE_FILES = [tracedata.DIR / (name + ".gz") for name in tracedata.names()]
@@ -39,10 +39,7 @@ NAME = re.compile(r"^(simple|base)_([234])p_.*\.jsonl\.gz$")
 # Through bot processes: the first of each kind and every one-off, not the bulk series.
 SAMPLE = [p for p in TRACE_FILES if not re.search(r"_(x\d+|[2-9])\.jsonl\.gz$", p.name)]
 
-_spec = importlib.util.spec_from_file_location("replay_bot", REPLAY)
-assert _spec is not None and _spec.loader is not None
-replay_bot = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(replay_bot)
+replay_bot = load_script(REPLAY)
 
 
 def _without_reason(value: Any) -> Any:

@@ -11,7 +11,6 @@ both sizes): ECONOMANCY_SCREENSHOTS=docs/screens pytest tests/test_people_browse
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import random
@@ -32,6 +31,7 @@ from driver.game import GameOptions, GameResult, play_game
 from tournaments.store import GameRecord, Store, compress_lines, compress_times
 from viewer.export import write_page
 from viewer.model import build_replay
+from scripts import load_script
 
 pytestmark = pytest.mark.slow
 
@@ -204,10 +204,7 @@ def test_5_and_11_a_forfeit_shows_its_standard_error_as_lines_and_says_what_went
 
 
 def test_9_the_coins_chart_title_fits_and_its_log_axis_has_ticks(page: Any, tmp_path: Path) -> None:
-    spec = importlib.util.spec_from_file_location("bench_replay", ROOT / "bench" / "replay.py")
-    assert spec is not None and spec.loader is not None
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = load_script(ROOT / "bench" / "replay.py")
     lines = bench.long_trace(4, 100, True, 1)
     path = write_page(build_replay(lines, title="long"), tmp_path / "long.html")
     for viewport in (DESKTOP, PHONE):
