@@ -48,8 +48,8 @@ holding 6 points and 2 coins, buy a Senior Worker rather than the Board
 that wins, and the race for points, which `mcts-v1` wins against the
 champion, runs slower in the playouts than in the games. Measured on 192
 paired games against `mcts-v1` at 0.1 s it scored what the champion
-scores in the simple set (164 against 163) and less in the base set
-(72.5/96 against 77, with more locked draws), so it is not the default
+scores in the simple set (164 against 163) and a little less in the
+base set (145.5 against 151), so it is not the default
 (docs/bots.md, "The finisher in the playouts").
 
 At 2 players its decoupled UCT explores with UCB1's constant 0.5, not
