@@ -30,7 +30,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from exploit.matches import Match, play_match, records, tally, unplayable  # noqa: E402
+from exploit.arena import Tally  # noqa: E402
+from exploit.matches import Match, game_record, play_match, records, unplayable  # noqa: E402
 from tournaments.make_suites import SUITES  # noqa: E402
 from tournaments.openings import suite_name  # noqa: E402
 from tournaments.stats.crosstable import wilson  # noqa: E402
@@ -44,10 +45,10 @@ def file_name(text: str) -> str:
 
 
 def scores(games: list[dict[str, Any]]) -> dict[tuple[int, int], float]:
-    """The measured bot's score in each stored game, by (opening, seat):
-    1 a win, 1/2 a draw, 0 a loss (a fault loses)."""
-    return {(game["opening"], game["seat"]): 1.0 if game["winner"] == game["seat"] else 0.5 if game["winner"] is None
-            else 0.0 for game in games}
+    """The measured bot's score in each stored game, by (opening, seat), as
+    the tallies count it (exploit.matches.game_record: 1 a win or the
+    opponent's forfeit, 1/2 a draw)."""
+    return {(game["opening"], game["seat"]): game_record(game).score for game in games}
 
 
 def paired(reference: dict[tuple[int, int], float], variant: dict[tuple[int, int], float]) -> tuple[int, int, int]:
@@ -62,9 +63,12 @@ def table(paths: list[Path]) -> list[str]:
     """The variants' rows (Markdown), the first path the reference."""
     lines = ["| variant | games | score | 95% interval | W-D-L | better / worse than the first (games in common) |",
              "|---|---|---|---|---|---|"]
-    reference = scores(records(paths[0])) if paths else {}
+    reference: dict[tuple[int, int], float] = {}
     for index, path in enumerate(paths):
-        result = tally(path)
+        games = records(path)
+        result = Tally().extend(game_record(game) for game in games)
+        if index == 0:
+            reference = scores(games)
         if not result.games:
             lines.append(f"| `{path.stem}` | 0 | | | | |")
             continue
@@ -73,7 +77,7 @@ def table(paths: list[Path]) -> list[str]:
         if index == 0:
             versus = ""
         else:
-            common, better, worse = paired(reference, scores(records(path)))
+            common, better, worse = paired(reference, scores(games))
             versus = f"{better} / {worse} ({common})"
         lines.append(f"| `{path.stem}` | {result.games} | {result.score:g} = {100 * result.score / result.games:.1f}% "
                      f"| [{100 * low:.1f}, {100 * high:.1f}] | {result.wins}-{result.draws}-{losses} | {versus} |")

@@ -21,10 +21,14 @@ def _run(*args: str) -> subprocess.CompletedProcess[str]:
 def test_file_names_and_the_paired_counts() -> None:
     assert variants.file_name("champion --time 0.1 --finisher") == "champion_--time_0.1_--finisher"
     assert variants.file_name("mcts-v1 --time=0.1 'x/y'") == "mcts-v1_--time=0.1_xy"
-    games = [{"opening": 0, "seat": 0, "winner": 0}, {"opening": 0, "seat": 1, "winner": None},
-             {"opening": 1, "seat": 0, "winner": 1}, {"opening": 1, "seat": 1, "winner": 0}]
+    def game(opening: int, seat: int, winner: int | None, fault: list[object] | None = None) -> dict[str, object]:
+        return {"opening": opening, "seat": seat, "winner": winner, "fault": fault, "days": 3, "moves": []}
+
+    # The opponent's forfeit wins, the measured bot's loses, as the tallies count them.
+    games = [game(0, 0, 0), game(0, 1, None), game(1, 0, 1), game(1, 1, None, [1, "timeout"]), game(2, 1, None, [0, "crash"])]
     reference = variants.scores(games)
-    assert reference == {(0, 0): 1.0, (0, 1): 0.5, (1, 0): 0.0, (1, 1): 0.0}
+    assert reference == {(0, 0): 1.0, (0, 1): 0.5, (1, 0): 0.0, (1, 1): 0.0, (2, 1): 1.0}
+    reference.pop((2, 1))
     other = {(0, 0): 0.0, (0, 1): 1.0, (1, 0): 0.0, (2, 0): 1.0}  # (1, 1) not played, (2, 0) not by the reference
     assert variants.paired(reference, other) == (3, 1, 1)
 
