@@ -2,7 +2,7 @@
 
     python -m bots.champion [--time 0.5] [--wall-limit 5] [--search mcts|alphabeta] [--seed S]
                             [--weights FILE] [--horizon DAYS] [--exploration C] [--no-bid-model]
-                            [--no-sure-losses] [--finisher] [--depth D] [--serialise]
+                            [--no-sure-losses] [--finisher] [--tree-nodes N] [--depth D] [--serialise]
 
 Why this bot (docs/bots.md has the measurements): it is whichever of our
 searches wins head to head at the same CPU budget. That is now the C
@@ -52,6 +52,12 @@ scores in the simple set (164 against 163) and a little less in the
 base set (145.5 against 151), so it is not the default
 (docs/bots.md, "The finisher in the playouts").
 
+Its tree holds `--tree-nodes` nodes, by default room for about three
+searches of its budget (`bots.search.core.tree_nodes`: 2**17 at 0.1 s,
+2**19 at 0.5 s, 2**20 from 2 s): with 2**17 at every budget the tree was
+full at every move at 2 s, and more time only bought more playouts from
+the same leaves.
+
 At 2 players its decoupled UCT explores with UCB1's constant 0.5, not
 the textbook 1 (`--exploration`): the values of the early buys differ by
 a few hundredths, and with 1 the visits spread over the moves (the most
@@ -84,7 +90,8 @@ from collections.abc import Sequence
 
 from bots.sdk import option_parser, bot_main
 from bots.search.bids import BidModel
-from bots.search.core import AlphaBeta, Budget, Mcts, MctsConfig, MixedAlphaBeta, candidate_moves
+from bots.search.core import (AlphaBeta, Budget, Mcts, MctsConfig, MixedAlphaBeta, candidate_moves, check_tree_nodes,
+                              tree_nodes)
 from bots.search.weights import CHAMPION_WEIGHTS_FILE, DEFAULT_WEIGHTS_FILE, Weights, load_weights
 from protocol.engine import Game
 
@@ -125,6 +132,7 @@ class ChampionPolicy:
         exploration: float | None = None,
         sure_losses: bool = True,
         finisher: bool = FINISHER,
+        max_nodes: int | None = None,
     ) -> None:
         if seconds <= 0:
             raise ValueError(f"--time must be positive, got {seconds}")
@@ -136,6 +144,7 @@ class ChampionPolicy:
             raise ValueError(f"--horizon must be 0 (the whole game) or more days, got {horizon}")
         if exploration is not None and not exploration > 0:
             raise ValueError(f"--exploration must be positive, got {exploration}")
+        check_tree_nodes(max_nodes)
         if search not in SEARCHES:
             raise ValueError(f"--search must be one of {', '.join(SEARCHES)}, got {search!r}")
         self.seconds = seconds
@@ -149,7 +158,10 @@ class ChampionPolicy:
         self.searcher: Mcts | MixedAlphaBeta
         if search == "mcts":
             # The weights grade the playouts cut at the horizon (and those that reach the day limit).
-            self._mcts = (weights or load_weights(packaged=DEFAULT_WEIGHTS_FILE), horizon, rng.getrandbits(32), finisher)
+            if max_nodes is None:
+                max_nodes = tree_nodes(seconds * (1 - PROOF_SHARE))
+            self._mcts = (weights or load_weights(packaged=DEFAULT_WEIGHTS_FILE), horizon, rng.getrandbits(32), finisher,
+                          max_nodes)
             self.searcher = self._mcts_for(2)
             self.prover = AlphaBeta(load_weights(packaged=CHAMPION_WEIGHTS_FILE), rng)
             self.proof_budget = Budget(seconds=seconds * PROOF_SHARE, cpu=True, wall_limit=wall_limit)
@@ -167,8 +179,8 @@ class ChampionPolicy:
         searcher = getattr(self, "searcher", None)
         if isinstance(searcher, Mcts) and searcher.config.exploration == explore:
             return searcher
-        weights, horizon, seed, finisher = self._mcts
-        return Mcts(weights, MctsConfig(exploration=explore, horizon=horizon, finish=finisher), seed)
+        weights, horizon, seed, finisher, max_nodes = self._mcts
+        return Mcts(weights, MctsConfig(exploration=explore, horizon=horizon, finish=finisher), seed, max_nodes)
 
     def __call__(self, game: Game, me: int) -> int:
         return self.think(game, me)[0]
@@ -245,6 +257,9 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--finisher", action="store_true", default=FINISHER,
                         help="mcts: the playouts' players buy a points card that wins at once whenever they can (the "
                              "engine's finisher) instead of playing the heuristic throughout")
+    parser.add_argument("--tree-nodes", type=int, default=None, metavar="N",
+                        help="mcts: the most nodes its tree holds (about 250 bytes each; default: room for about "
+                             "three searches of --time, from 2**17 to 2**20)")
     parser.add_argument("--depth", type=int, default=MAX_DEPTH,
                         help="alphabeta: deepest iteration, in steps (default %(default)s: time decides)")
     parser.add_argument("--weights", default=None, metavar="FILE",
@@ -264,6 +279,7 @@ def policy_from(options: argparse.Namespace) -> ChampionPolicy:
         weights=load_weights(options.weights) if options.weights is not None else None,
         smab=not options.serialise, search=options.search, horizon=options.horizon, bid_model=options.bid_model,
         exploration=options.exploration, sure_losses=options.sure_losses, finisher=options.finisher,
+        max_nodes=options.tree_nodes,
     )
 
 

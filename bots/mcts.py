@@ -1,13 +1,14 @@
 """The MCTS bot: simultaneous-move Monte Carlo tree search over the engine.
 
     python -m bots.mcts [--time 0.5 | --iterations N] [--seed S]
-                        [--selection duct|rm] [--leaf playout|eval]
+                        [--selection duct|rm] [--leaf playout|eval] [--tree-nodes N]
 
 The search is the C core's (`bots.search.core.Mcts`; `bots.search.mcts`
 is its Python reference); this module turns it into a policy
 (`MctsPolicy`, for in-process games) and a bot program (`main`). The
 tree is kept between moves and found again from the new state; it is
-dropped at each game's start. `--time` is wall-clock time (`--cpu`: the thread's CPU time).
+dropped at each game's start, and holds `--tree-nodes` nodes (by default
+room for about three searches of the budget, `bots.search.core.tree_nodes`). `--time` is wall-clock time (`--cpu`: the thread's CPU time).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import argparse
 from collections.abc import Sequence
 
 from bots.sdk import option_parser, bot_main
-from bots.search.core import Budget, Mcts, MctsConfig
+from bots.search.core import Budget, Mcts, MctsConfig, check_tree_nodes, tree_nodes
 from bots.search.weights import Weights, load_weights
 from protocol.engine import Game
 
@@ -35,6 +36,7 @@ class MctsPolicy:
         config: MctsConfig = MctsConfig(),
         weights: Weights | None = None,
         cpu: bool = False,
+        max_nodes: int | None = None,
     ) -> None:
         if iterations is not None:
             seconds = None  # an iteration budget makes the move reproducible
@@ -44,9 +46,12 @@ class MctsPolicy:
             raise ValueError(f"--time must be positive, got {seconds}")
         if iterations is not None and iterations < 1:
             raise ValueError(f"--iterations must be at least 1, got {iterations}")
+        check_tree_nodes(max_nodes)
         self.seconds = seconds
         self.iterations = iterations
-        self.searcher = Mcts(weights or load_weights(), config, seed)
+        if max_nodes is None:
+            max_nodes = tree_nodes(seconds, iterations)
+        self.searcher = Mcts(weights or load_weights(), config, seed, max_nodes)
         self.budget = Budget(seconds=seconds, iterations=iterations, cpu=cpu)
 
     def __call__(self, game: Game, me: int) -> int:
@@ -56,8 +61,9 @@ class MctsPolicy:
         self.searcher.reset()
 
 
-def parser() -> argparse.ArgumentParser:
-    """The bot's command line (also read by tools that run it in-process)."""
+def parser(*, tree: bool = True) -> argparse.ArgumentParser:
+    """The bot's command line (also read by tools that run it in-process);
+    without `tree`, no --tree-nodes (mcts-v1's Python tree has no bound)."""
     parser = option_parser("Economancy bot: simultaneous-move Monte Carlo tree search.", prog="mcts")
     budget = parser.add_mutually_exclusive_group()
     budget.add_argument("--time", type=float, default=DEFAULT_SECONDS, metavar="SECONDS",
@@ -72,6 +78,10 @@ def parser() -> argparse.ArgumentParser:
                         help="UCB1 constant (duct) or 10 x the exploration mix (rm) (default %(default)s)")
     parser.add_argument("--weights", default=None, metavar="FILE",
                         help="evaluation weights JSON (default: the shipped tuned weights)")
+    if tree:
+        parser.add_argument("--tree-nodes", type=int, default=None, metavar="N",
+                            help="the most nodes its tree holds (about 250 bytes each; default: room for about three "
+                                 "searches of the budget, from 2**17 to 2**20)")
     parser.add_argument("--cpu", action="store_true",
                         help="count --time in this thread's CPU time, not wall time: a busy machine then makes "
                              "moves slower, not weaker (for measurements)")
@@ -88,6 +98,7 @@ def policy_from(options: argparse.Namespace) -> MctsPolicy:
         config=MctsConfig(options.selection, options.exploration, options.leaf),
         weights=load_weights(options.weights),
         cpu=options.cpu,
+        max_nodes=options.tree_nodes,
     )
 
 

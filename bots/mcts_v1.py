@@ -59,7 +59,7 @@ class MctsV1Policy:
 
 def parser() -> argparse.ArgumentParser:
     """`mcts`'s command line: the two bots take the same options."""
-    parser = current_parser()
+    parser = current_parser(tree=False)
     parser.prog = "mcts-v1"
     parser.description = "Economancy bot: simultaneous-move Monte Carlo tree search in Python (mcts before the C core)."
     return parser

@@ -153,6 +153,37 @@ def test_the_playouts_are_the_heuristics_unless_the_finisher_is_asked_for() -> N
             assert isinstance(policy.searcher, Mcts) and policy.searcher.config.finish is finish
 
 
+def test_the_tree_is_sized_from_the_budget_unless_given() -> None:
+    """An iteration adds a node and a full tree stops growing, so a longer
+    budget needs a bigger tree: the champion's MCTS gets room for about
+    three searches of its budget, 2**17 nodes at 0.1 s (as before) up to
+    2**20, unless `--tree-nodes` says otherwise."""
+    from bots.champion import parser, policy_from
+    from bots.search.core import Mcts
+
+    for options, nodes in ((["--time", "0.1"], 1 << 17), ([], 1 << 19), (["--time", "2"], 1 << 20),
+                           (["--time", "60"], 1 << 20), (["--time", "2", "--tree-nodes", "5000"], 5000)):
+        policy = policy_from(parser().parse_args(options))
+        for players in (2, 4):
+            policy.new_game(Game(players), 0)
+            assert isinstance(policy.searcher, Mcts) and policy.searcher.max_nodes == nodes, (options, players)
+
+
+def test_a_tree_grows_to_its_bound_and_no_further() -> None:
+    """The bound is the C tree's: the same search fills a small tree and
+    grows past it in a bigger one."""
+    from bots.search.core import Mcts, MctsConfig, tree_nodes
+
+    game = Game(2)
+    play_opening(game, (2, 2, "Worker", "Worker"))
+    sizes = []
+    for bound in (512, tree_nodes(iterations=4000)):
+        searcher = Mcts(load_core_weights(), MctsConfig(horizon=6), seed=3, max_nodes=bound)
+        searcher.search(game, game.pending()[0], Budget(iterations=4000))
+        sizes.append(searcher.core.nodes)
+    assert sizes[0] == 512 and sizes[1] > 2000
+
+
 class _Clock:
     """A CPU clock that advances `step` seconds each time it is read."""
 
@@ -178,7 +209,8 @@ def test_the_budget_is_read_from_the_given_clock_not_the_wall() -> None:
 
 def test_bad_options_are_refused() -> None:
     for kwargs, message in (({"seconds": 0}, "--time"), ({"wall_limit": 0}, "--wall-limit"), ({"depth": 0}, "--depth"),
-                            ({"search": "minimax"}, "--search")):
+                            ({"search": "minimax"}, "--search"), ({"max_nodes": 8}, "--tree-nodes"),
+                            ({"max_nodes": 1 << 25}, "--tree-nodes")):
         with pytest.raises(ValueError, match=message):
             ChampionPolicy(**kwargs)
 

@@ -7,6 +7,8 @@ import itertools
 import subprocess
 import sys
 
+import pytest
+
 from bots.mcts import MctsPolicy
 from bots.search.mcts import MctsConfig, Searcher
 from bots.search.evaluation import load_weights
@@ -46,6 +48,16 @@ def test_the_subtree_of_the_move_played_is_reused() -> None:
     me = game.pending()[0]
     searcher.choose(game, me, iterations=10)
     assert searcher.root is expected and expected.visits > 10
+
+
+def test_the_tree_is_sized_from_the_budget_unless_given() -> None:
+    from bots.mcts import parser, policy_from
+
+    for options, nodes in ((["--time", "0.1"], 1 << 17), (["--time", "2"], 1 << 20), (["--iterations", "100000"], 1 << 19),
+                           (["--tree-nodes", "4096"], 4096)):
+        assert policy_from(parser().parse_args(options)).searcher.max_nodes == nodes, options
+    with pytest.raises(ValueError, match="--tree-nodes"):
+        policy_from(parser().parse_args(["--tree-nodes", "0"]))
 
 
 def test_a_new_game_drops_the_tree() -> None:

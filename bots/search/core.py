@@ -51,9 +51,19 @@ if TYPE_CHECKING:
     from typing import Any, Protocol
 
 __all__ = ["Budget", "Outcome", "AlphaBeta", "MixedAlphaBeta", "Mcts", "MctsConfig", "ALGORITHMS", "make",
-           "candidate_moves", "value", "PURIFY", "SLACK", "PROVEN"]
+           "candidate_moves", "value", "tree_nodes",
+           "check_tree_nodes", "PURIFY", "SLACK", "PROVEN"]
 
 MAX_DEPTH = 64
+TREE_NODES = 1 << 17
+"""The MCTS tree's default bound, in nodes (about 250 bytes each when used)."""
+TREE_NODES_MAX = 1 << 20
+"""The most `tree_nodes` gives a budget: about 270 MB once used."""
+TREE_BOUNDS = (16, 1 << 24)
+"""The tree bounds the C MCTS accepts."""
+TREE_RATE = 300_000
+"""Iterations a second the C MCTS reaches at most (late in a game, playouts
+cut at the horizon; `bench/search.py speed`): each adds at most one node."""
 
 
 class Budget(Record):
@@ -360,15 +370,47 @@ def _expert_move(game: Game, me: int) -> int:
     return expert.decide(game, me)
 
 
+def tree_nodes(seconds: float | None = None, iterations: int | None = None) -> int:
+    """The MCTS tree bound for a move's budget: room for the iterations of
+    about three searches (a power of two from TREE_NODES to TREE_NODES_MAX).
+
+    Why: an iteration adds a node, and a full tree stops growing (its
+    iterations only refine the statistics of the nodes it has), while a
+    search that starts with the tree three quarters full starts a new one.
+    With the fixed 2**17 nodes the champion's tree was full at every move at
+    2 s of CPU (after about 1 s of search), and at 0.5 s it was dropped
+    every two or three moves: more time bought more playouts from the same
+    leaves, not a deeper tree."""
+    wanted = 0
+    if seconds is not None:
+        wanted = max(wanted, int(3 * seconds * TREE_RATE))
+    if iterations is not None:
+        wanted = max(wanted, 3 * iterations)
+    nodes = TREE_NODES
+    while nodes < wanted and nodes < TREE_NODES_MAX:
+        nodes *= 2
+    return nodes
+
+
+def check_tree_nodes(nodes: int | None) -> None:
+    """ValueError, worded for the bots' `--tree-nodes`, unless `nodes` is
+    None (sized from the budget) or a bound the C MCTS accepts."""
+    low, high = TREE_BOUNDS
+    if nodes is not None and not low <= nodes <= high:
+        raise ValueError(f"--tree-nodes must be from {low} to {high}, got {nodes}")
+
+
 class Mcts:
     """Simultaneous-move MCTS in C (bots.search.mcts is its reference),
     with transpositions; the tree persists across searches and is found
-    again from the next root."""
+    again from the next root. `max_nodes` bounds the tree (`tree_nodes`
+    sizes it for a budget)."""
 
     def __init__(self, weights: Weights, config: MctsConfig = MctsConfig(), seed: int | None = None,
-                 max_nodes: int = 1 << 17) -> None:
+                 max_nodes: int = TREE_NODES) -> None:
         self.weights = weights
         self.config = config
+        self.max_nodes = max_nodes
         self.core = _engine.Mcts(weights.values, weights.scale, config.selection, config.exploration, config.leaf,
                                  random.Random(seed).getrandbits(64), max_nodes, config.horizon,
                                  config.finish)
