@@ -3,6 +3,7 @@
     python bench/search.py speed [--seconds 2] [--base]
     python bench/search.py match BOT OPPONENT [-n GAMES] [-p PLAYERS] [--base] [-j JOBS]
     python bench/search.py depth [--times 0.1,0.5,2] [--wall-limit 5] [--base]
+    python bench/search.py tree [--times 0.1,0.5,2] [--wall-limit 5] [--base]
 
 `speed`: MCTS iterations per second and alpha-beta nodes per second, from
 the start position and a mid-game one, on one core: the C search core
@@ -19,6 +20,14 @@ at each CPU budget of `--times`, at its decisions in a reproducible game
 12 decisions with a choice). Its budget is CPU time with a wall-clock
 cap, so on a busy machine the cap, not the budget, can end a search:
 this says which, and whether a larger budget searches deeper.
+
+`tree`: the nodes in the MCTS champion's tree after each of its searches
+at seat 0 of a reproducible game (`expert` against itself), at each CPU budget of `--times`, with its
+tree sized from the budget (`champion --tree-nodes`'s default) and with
+the 2**17 nodes it had at every budget before. A search adds a node an
+iteration, a full tree (marked `*`) stops growing, and a search that finds
+it three quarters full drops it (`-`) and starts again from nothing; this
+says at which budgets a fixed bound made more time buy no deeper tree.
 
 `match`: BOT against OPPONENT (2 players: seats swapped; 3-4 players: BOT
 against copies of OPPONENT, BOT's seat rotated) in in-process games, no
@@ -165,6 +174,49 @@ def depth(times: list[float], wall_limit: float, base: bool, decisions: int = 12
             game.play(player, move)
 
 
+def tree(times: list[float], wall_limit: float, base: bool, decisions: int = 12) -> None:
+    game = Game(2, base=base)
+    policies: list[tuple[float, int, ChampionPolicy]] = []
+    for seconds in times:
+        for bound in (None, core.TREE_NODES):
+            policy = ChampionPolicy(seconds=seconds, wall_limit=wall_limit, seed=1, max_nodes=bound)
+            policy.new_game(game, 0)
+            assert isinstance(policy.searcher, core.Mcts)
+            if not policies or (seconds, policy.searcher.max_nodes) != policies[-1][:2]:
+                policies.append((seconds, policy.searcher.max_nodes, policy))
+    print(f"set: {'base' if base else 'simple'}; nodes in the champion's MCTS tree after each search "
+          f"(*: full; -: dropped at the search's start, three quarters full) at its decisions that MCTS searched, "
+          f"CPU budget / tree bound:")
+    print(" " * 17 + "".join(f"{f'{s:g} s / {n}':>18s}" for s, n, _ in policies))
+    full = [0] * len(policies)
+    dropped = [0] * len(policies)
+    shown = 0
+    while not game.is_over and shown < decisions:
+        for player in game.pending():
+            if player == 0 and len(game.legal_moves(0)) > 1 and shown < decisions:
+                cells, searched = [], False
+                for k, (_, _, policy) in enumerate(policies):
+                    searcher = policy.searcher
+                    assert isinstance(searcher, core.Mcts)
+                    before = searcher.core.nodes
+                    policy.think(game, 0)
+                    nodes = policy.searcher.core.nodes
+                    filled = nodes >= searcher.max_nodes
+                    searched |= nodes != before
+                    full[k] += filled
+                    dropped[k] += nodes < before
+                    cells.append(f"{nodes}{'*' if filled else '-' if nodes < before else ' '}")
+                if searched:  # else the prover decided, or there was one candidate
+                    print(f"  day {game.days_played + 1:2d} {game.to_wire(0)['phase']['name']:8s}"
+                          + "".join(f"{c:>18s}" for c in cells), flush=True)
+                    shown += 1
+        moves = {p: expert.decide(game, p) for p in game.pending()}
+        for player, move in moves.items():
+            game.play(player, move)
+    print("  full after    " + "".join(f"{f'{n} of {shown}':>18s}" for n in full))
+    print("  dropped before" + "".join(f"{f'{n} of {shown}':>18s}" for n in dropped))
+
+
 def make_policy(spec: str, seed: int) -> Policy:
     """A fresh policy from a spec such as `expert` or `mcts:0.1`."""
     name, _, budget = spec.partition(":")
@@ -231,6 +283,11 @@ def main() -> None:
     depth_cmd.add_argument("--wall-limit", type=float, default=DEFAULT_WALL_LIMIT,
                            help="the champion's wall-clock cap (default %(default)s)")
     depth_cmd.add_argument("--base", action="store_true", help="base set instead of simple")
+    tree_cmd = commands.add_parser("tree", help="the MCTS champion's tree after each search at several CPU budgets")
+    tree_cmd.add_argument("--times", default="0.1,0.5,2", help="CPU seconds a move, comma-separated (default %(default)s)")
+    tree_cmd.add_argument("--wall-limit", type=float, default=DEFAULT_WALL_LIMIT,
+                          help="the champion's wall-clock cap (default %(default)s)")
+    tree_cmd.add_argument("--base", action="store_true", help="base set instead of simple")
     match_cmd = commands.add_parser("match", help="in-process win rate of BOT against OPPONENT")
     match_cmd.add_argument("bot")
     match_cmd.add_argument("opponent")
@@ -241,14 +298,14 @@ def main() -> None:
     options = parser.parse_args()
     if options.command == "speed":
         speed(options.seconds, options.base)
-    elif options.command == "depth":
+    elif options.command in ("depth", "tree"):
         try:
             times = [float(t) for t in options.times.split(",")]
         except ValueError:
             parser.error(f"--times: comma-separated seconds, got {options.times!r}")
         if not times or min(times) <= 0 or options.wall_limit <= 0:
             parser.error("--times and --wall-limit must be positive")
-        depth(times, options.wall_limit, options.base)
+        (depth if options.command == "depth" else tree)(times, options.wall_limit, options.base)
     else:
         match(options.bot, options.opponent, options.games, options.players, options.base, options.jobs)
 
