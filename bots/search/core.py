@@ -61,9 +61,10 @@ TREE_NODES_MAX = 1 << 20
 """The most `tree_nodes` gives a budget: about 270 MB once used."""
 TREE_BOUNDS = (16, 1 << 24)
 """The tree bounds the C MCTS accepts."""
-TREE_RATE = 300_000
-"""Iterations a second the C MCTS reaches at most (late in a game, playouts
-cut at the horizon; `bench/search.py speed`): each adds at most one node."""
+TREE_RATE = 400_000
+"""About the most iterations a second the C MCTS reaches (mid-game, playouts
+cut at the horizon: 389,197 in `bench/search.py speed`); each adds at most
+one node."""
 
 
 class Budget(Record):
