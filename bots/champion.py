@@ -54,9 +54,10 @@ base set (145.5 against 151), so it is not the default
 
 Its tree holds `--tree-nodes` nodes, by default room for about three
 searches of its budget (`bots.search.core.tree_nodes`: 2**17 at 0.1 s,
-2**19 at 0.5 s, 2**20 from 2 s): with 2**17 at every budget the tree was
-full at every move at 2 s, and more time only bought more playouts from
-the same leaves.
+2**19 at 0.5 s, 2**20 from 0.55 s): with 2**17 at every budget the tree
+was full after most searches at 2 s, so that more time bought more
+playouts from the same leaves, not a deeper tree, and at 0.5 s the tree
+of the moves before was often dropped (docs/bots.md, "The tree's size").
 
 At 2 players its decoupled UCT explores with UCB1's constant 0.5, not
 the textbook 1 (`--exploration`): the values of the early buys differ by

@@ -8,7 +8,8 @@ is its Python reference); this module turns it into a policy
 (`MctsPolicy`, for in-process games) and a bot program (`main`). The
 tree is kept between moves and found again from the new state; it is
 dropped at each game's start, and holds `--tree-nodes` nodes (by default
-room for about three searches of the budget, `bots.search.core.tree_nodes`). `--time` is wall-clock time (`--cpu`: the thread's CPU time).
+room for about three searches of the budget, `bots.search.core.tree_nodes`).
+`--time` is wall-clock time (`--cpu`: the thread's CPU time).
 """
 
 from __future__ import annotations

@@ -58,7 +58,8 @@ class MctsV1Policy:
 
 
 def parser() -> argparse.ArgumentParser:
-    """`mcts`'s command line: the two bots take the same options."""
+    """`mcts`'s command line: the two bots take the same options, but for
+    `--tree-nodes` (the Python tree has no bound)."""
     parser = current_parser(tree=False)
     parser.prog = "mcts-v1"
     parser.description = "Economancy bot: simultaneous-move Monte Carlo tree search in Python (mcts before the C core)."
