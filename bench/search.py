@@ -206,13 +206,12 @@ def tree(times: list[float], wall_limit: float, base: bool, decisions: int = 12)
         for player in game.pending():
             if player == 0 and len(game.legal_moves(0)) > 1 and shown < decisions:
                 cells, searched = [], False
-                for k, (_, _, policy) in enumerate(policies):
-                    searcher = policy.searcher
-                    assert isinstance(searcher, core.Mcts)
-                    before = searcher.core.nodes
+                for k, (_, bound, policy) in enumerate(policies):
+                    assert isinstance(policy.searcher, core.Mcts)  # at 2 players think() keeps it
+                    before = policy.searcher.core.nodes
                     policy.think(game, 0)
                     nodes = policy.searcher.core.nodes
-                    filled = nodes >= searcher.max_nodes
+                    filled = nodes >= bound
                     searched |= nodes != before
                     full[k] += filled
                     dropped[k] += nodes < before

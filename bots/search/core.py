@@ -378,10 +378,10 @@ def tree_nodes(seconds: float | None = None, iterations: int | None = None) -> i
     Why: an iteration adds a node, and a full tree stops growing (its
     iterations only refine the statistics of the nodes it has), while a
     search that starts with the tree three quarters full starts a new one.
-    With the fixed 2**17 nodes the champion's tree was full at every move at
-    2 s of CPU (after about 1 s of search), and at 0.5 s it was dropped
-    every two or three moves: more time bought more playouts from the same
-    leaves, not a deeper tree."""
+    With the fixed 2**17 nodes the champion's tree was full after 6 of its
+    9 searches of a replayed game at 2 s of CPU, and at 0.5 s it was dropped
+    at 2 of them: more time bought more playouts from the same leaves, not
+    a deeper tree (docs/bots.md, "The tree's size")."""
     wanted = 0
     if seconds is not None:
         wanted = max(wanted, int(3 * seconds * TREE_RATE))
