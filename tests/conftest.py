@@ -16,6 +16,7 @@ CI (the CI variable set), where they fail: .ci/run installs both.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -94,15 +95,28 @@ DURATIONS = Path(__file__).with_name("durations.tsv")
 
 def known_durations(path: Path = DURATIONS) -> dict[str, float]:
     """The wall seconds a whole run measured per test, from lines of
-    ECONOMANCY_TEST_CPU's log (test, wall, CPU): what run_order sorts by.
-    A test renamed or new is unknown until the file is written again:
+    ECONOMANCY_TEST_CPU's log (test, wall, CPU): what run_order sorts by,
+    keyed by `stable_id`. A test renamed or new is unknown until the file
+    is written again:
     ECONOMANCY_TEST_CPU=/tmp/cpu.tsv .venv/bin/python -m pytest -q, then
     awk -F'\t' '$2 >= 1.5' /tmp/cpu.tsv | sort -t$'\t' -k2 -rn > tests/durations.tsv"""
     out: dict[str, float] = {}
     for line in path.read_text().splitlines() if path.exists() else ():
         nodeid, wall, *_ = line.split("\t")
-        out[nodeid] = float(wall)
+        out[stable_id(nodeid)] = float(wall)
     return out
+
+
+_DOC_LINE = re.compile(r"\[([^\]:\s]+\.md):\d+ ")
+
+
+def stable_id(nodeid: str) -> str:
+    """A test's id without the line number of a documented command
+    (test_docs' ids name the page and line): an edit above a command
+    moved its line, and some of the suite's longest tests were then
+    unknown to run_order (the file named 8 such ids, among them a bench
+    of 40 s that ran last of its module)."""
+    return _DOC_LINE.sub(r"[\1 ", nodeid, count=1)
 
 
 def run_order(items: list[pytest.Item], known: dict[str, float]) -> list[pytest.Item]:
@@ -117,7 +131,8 @@ def run_order(items: list[pytest.Item], known: dict[str, float]) -> list[pytest.
     def module(item: pytest.Item) -> str:
         return item.nodeid.split("::", 1)[0]
 
-    own = {item.nodeid: known.get(item.nodeid, 20.0 if item.get_closest_marker("slow") else 0.0) for item in items}
+    own = {item.nodeid: known.get(stable_id(item.nodeid), 20.0 if item.get_closest_marker("slow") else 0.0)
+           for item in items}
     longest: dict[str, float] = {}
     for item in items:
         longest[module(item)] = max(longest.get(module(item), 0.0), own[item.nodeid])

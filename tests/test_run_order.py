@@ -7,7 +7,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from conftest import DURATIONS, known_durations, run_order
+from conftest import DURATIONS, known_durations, run_order, stable_id
 
 
 def _item(nodeid: str, slow: bool = False) -> Any:
@@ -30,3 +30,14 @@ def test_the_file_is_read_and_names_tests_that_exist(tmp_path: Path) -> None:
     modules = {nodeid.split("::")[0] for nodeid in known_durations(DURATIONS)}
     gone = sorted(module for module in modules if not (DURATIONS.parent.parent / module).is_file())
     assert modules and not gone, f"tests/durations.tsv names {gone}: write it again (conftest.known_durations)"
+
+
+def test_a_documented_command_is_known_wherever_its_line_moves(tmp_path: Path) -> None:
+    sample = tmp_path / "durations.tsv"
+    sample.write_text("tests/test_docs.py::test_documented_command_runs[docs/a.md:439 .venv/bin/python b.py]\t39.5\t13\n")
+    moved = _item("tests/test_docs.py::test_documented_command_runs[docs/a.md:464 .venv/bin/python b.py]")
+    other = _item("tests/test_docs.py::test_documented_command_runs[docs/a.md:464 .venv/bin/python c.py]")
+    known = known_durations(sample)
+    assert stable_id(moved.nodeid) in known and stable_id(other.nodeid) not in known
+    assert [item.nodeid for item in run_order([other, moved], known)] == [moved.nodeid, other.nodeid]
+    assert stable_id("tests/test_x.py::test_y[a:12 b]") == "tests/test_x.py::test_y[a:12 b]"  # not a page
