@@ -3,7 +3,8 @@ are replayed; at each of the champion's decisions it searches again as
 in the game (its tree kept from move to move, its bid model reading the
 bids), and where the opponent chose at the same time (the day's bids and
 buys), the tree's statistics for the opponent at the root are read
-against the move the opponent really made.
+against the move the opponent really made (where it had more than one
+move to choose from).
 
     python bench/predictions.py ROW.jsonl... [--base] [--games N] [--result won|lost|drawn|any]
                                 [--champion TEXT]
@@ -104,7 +105,7 @@ def read_game(game: dict[str, Any], words: list[str], base: bool, seed: int, tal
             if them in pending and state.phase in tallies and isinstance(policy.searcher, Mcts):
                 _move, _done, stats = policy.searcher.core.search(state, them, 0)  # no iteration: the root's counts
                 visits = sum(count for _, count, _ in stats)
-                if visits:
+                if visits and len(stats) > 1:  # a move the opponent could not but make foresees nothing
                     real = move_from_wire(state, moves[i + pending.index(them)])
                     share = {move: count / visits for move, count, _ in stats}
                     tally = tallies[state.phase]
