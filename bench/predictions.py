@@ -15,7 +15,11 @@ bids and for the buys: the decisions read, the mean share of the
 tree's visits on the opponent's real move, and how often that move was
 the tree's most visited; for the buys at which the opponent could buy a
 card worth points, how often it did and the tree's mean share on such
-buys, split by whether it did.
+buys, split by whether it did. Then, of the champion's own searched
+decisions (more than one move): the CPU each took (its search stops
+early once the rest of its budget could not change its move), and at how
+many its prover proved a move lost, and how many times that move was
+its MCTS's most visited, which the prover's veto then overruled.
 
 Why: decoupled UCT answers each of an opponent's moves as its best, and
 its statistics settle on few moves: a model of the opponent that no
@@ -31,6 +35,7 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -74,6 +79,25 @@ class Tally:
         return text
 
 
+@dataclass
+class Searches:
+    """What the champion's own searches did at its decisions that had more
+    than one move (the replay's other reading)."""
+
+    cpu: list[float] = field(default_factory=list)  # CPU seconds each took
+    proven: int = 0  # decisions with a move proven to lose
+    vetoed: int = 0  # ... among them the search's most visited, which the champion then did not play
+
+    def line(self, budget: float) -> str:
+        if not self.cpu:
+            return "the champion: no decision searched"
+        cpu = sorted(self.cpu)
+        quartiles = " ".join(f"{cpu[int(q * (len(cpu) - 1))]:.3f}" for q in (0.25, 0.5, 0.75))
+        return (f"the champion: {len(cpu)} decisions searched, {sum(cpu) / len(cpu):.3f} s of CPU on average of its "
+                f"{budget:g} s (quartiles {quartiles}); moves proven to lose at {self.proven}, its search's most "
+                f"visited among them at {self.vetoed}")
+
+
 def can_buy_points(game: Game, p: int) -> bool:
     """Whether p, at a buying step, can buy a card worth points."""
     coins = game.coins(p)
@@ -87,10 +111,11 @@ def result_of(game: dict[str, Any]) -> str:
     return "drawn" if winner is None else "won" if winner == game["seat"] else "lost"
 
 
-def read_game(game: dict[str, Any], words: list[str], base: bool, seed: int, tallies: dict[int, Tally]) -> None:
+def read_game(game: dict[str, Any], words: list[str], base: bool, seed: int, tallies: dict[int, Tally],
+              searches: Searches) -> None:
     """Replays one stored game, the champion searching at each of its
     decisions, and adds what its tree foresaw of the opponent's bids and
-    buys to `tallies` (by phase)."""
+    buys to `tallies` (by phase), and what its searches did to `searches`."""
     seat = game["seat"]
     them = 1 - seat
     policy = champion.policy_from(champion.parser().parse_args([*words[1:], "--seed", str(seed)]))
@@ -101,7 +126,12 @@ def read_game(game: dict[str, Any], words: list[str], base: bool, seed: int, tal
     while i < len(moves) and not state.is_over:
         pending = state.pending()
         if seat in pending:
-            policy.think(state, seat)
+            started = time.thread_time()
+            _ours, shares, losing = policy.think(state, seat)
+            if len(shares) > 1:
+                searches.cpu.append(time.thread_time() - started)
+                searches.proven += bool(losing)
+                searches.vetoed += max(shares, key=shares.__getitem__) in losing
             if them in pending and state.phase in tallies and isinstance(policy.searcher, Mcts):
                 _move, _done, stats = policy.searcher.core.search(state, them, 0)  # no iteration: the root's counts
                 visits = sum(count for _, count, _ in stats)
@@ -155,14 +185,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not games:
         parser.error(f"no stored game with that result ({args.result}) in {', '.join(map(str, args.rows))}")
     tallies = {INVESTING: Tally(), BUY: Tally()}
+    searches = Searches()
     for n, game in enumerate(games):
         try:
-            read_game(game, words, args.base, n, tallies)
+            read_game(game, words, args.base, n, tallies, searches)
         except (IllegalMove, KeyError, TypeError, ValueError) as e:
             parser.error(f"a stored game (opening {game.get('opening')}, seat {game.get('seat')}) does not replay: {e}")
     print(f"{len(games)} games ({args.result}), {args.champion}:")
     print(tallies[INVESTING].line("bids"))
     print(tallies[BUY].line("buys"))
+    print(searches.line(options.time))
     return 0
 
 

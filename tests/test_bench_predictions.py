@@ -5,6 +5,7 @@ against the opponent's real moves."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -39,6 +40,12 @@ def test_the_opponents_points_buy_is_read_against_the_tree(tmp_path: Path) -> No
     assert "it could buy points at 1 and did at 1 (100%): the tree's share on points buys " in buys
     share = float(buys.split("the opponent's move had ")[1].split(" ")[0])
     assert 0 <= share <= 1
+    ours = re.fullmatch(r"the champion: (\d+) decisions searched, [\d.]+ s of CPU on average of its 0.05 s "
+                        r"\(quartiles [\d.]+ [\d.]+ [\d.]+\); moves proven to lose at (\d+), its search's most "
+                        r"visited among them at (\d+)", lines[3])
+    assert ours is not None, lines[3]
+    searched, proven, vetoed = map(int, ours.groups())
+    assert searched >= 1 and vetoed <= proven <= searched  # the day-1 buy, at least, was searched
     lost = _run(str(_row(tmp_path)), "--result", "lost", "--champion", CHEAP)
     assert lost.returncode == 0 and lost.stdout.startswith("1 games (lost)")
 
