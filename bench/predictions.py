@@ -25,8 +25,8 @@ Why: decoupled UCT answers each of an opponent's moves as its best, and
 its statistics settle on few moves: a model of the opponent that no
 score measures directly. A champion that loses races might not see the
 opponent race; replayed from the games it lost to `mcts-v1`, its tree
-did (0.78 of the visits on points buys where `mcts-v1` bought points,
-0.06 where it did not; docs/bots.md, "The opponent in the tree"), and
+did (0.79 of the visits on points buys where `mcts-v1` bought points,
+0.03 where it did not; docs/bots.md, "The opponent in the tree"), and
 a model that made the opponent race in the tree gained nothing.
 """
 
