@@ -189,7 +189,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for n, game in enumerate(games):
         try:
             read_game(game, words, args.base, n, tallies, searches)
-        except (IllegalMove, KeyError, TypeError, ValueError) as e:
+        except (IllegalMove, IndexError, KeyError, TypeError, ValueError) as e:
             parser.error(f"a stored game (opening {game.get('opening')}, seat {game.get('seat')}) does not replay: {e}")
     print(f"{len(games)} games ({args.result}), {args.champion}:")
     print(tallies[INVESTING].line("bids"))

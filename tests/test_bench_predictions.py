@@ -65,3 +65,7 @@ def test_bad_input_is_refused_with_a_message(tmp_path: Path) -> None:
                       + "\n")
     bad = _run(str(broken), "--champion", CHEAP)
     assert bad.returncode == 2 and "does not replay" in bad.stderr and "Traceback" not in bad.stderr
+    torn = tmp_path / "torn.jsonl"  # the opponent's buy of day 1 missing
+    torn.write_text(json.dumps({"opening": 0, "seat": 0, "winner": 1, "moves": [0, 0, "Ghost"]}) + "\n")
+    cut = _run(str(torn), "--champion", CHEAP)
+    assert cut.returncode == 2 and "does not replay" in cut.stderr and "Traceback" not in cut.stderr
