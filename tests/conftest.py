@@ -82,15 +82,12 @@ def page(chromium: Any) -> Iterator[Any]:
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
-    """`-n auto` (the default): three test workers per core. Most of the
-    suite waits (bot processes starting, timeouts a bot must miss, servers,
-    the browser, Ray): measured on the 2-core CI machine, one worker per
-    core kept the cores only 68% busy (14m53s user + 2m27s sys in 12m45s),
-    and with two per core `.ci/run` on a clean clone took 5m02s and 5m05s
-    where three per core took 4m42s and 4m51s (idle, one after another;
-    1850 passed each time, and with both cores busy too)."""
+    """`-n auto` (the default): two test workers per core. Most of the suite
+    waits (bot processes starting, timeouts a bot must miss, servers, the
+    browser, Ray): measured on the 2-core CI machine, one worker per core
+    kept the cores only 68% busy (14m53s user + 2m27s sys in 12m45s)."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    return 3 * cores
+    return 2 * cores
 
 
 DURATIONS = Path(__file__).with_name("durations.tsv")
