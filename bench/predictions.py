@@ -45,6 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bots import champion  # noqa: E402
 from bots.search.core import Mcts  # noqa: E402
+from decisions import how_stored  # noqa: E402  (bench/decisions.py: python puts bench/ first on the path)
 from exploit.matches import records  # noqa: E402
 from protocol.cards import CARDS  # noqa: E402
 from protocol.engine import BUY, INVESTING, Game, IllegalMove, move_from_wire  # noqa: E402
@@ -103,12 +104,6 @@ def can_buy_points(game: Game, p: int) -> bool:
     coins = game.coins(p)
     return game.buys(p) > 0 and any(count > 0 and CARDS[card].points > 0 and (CARDS[card].cost or 0) <= coins
                                     for card, count in game.shop().items())
-
-
-def result_of(game: dict[str, Any]) -> str:
-    """The stored game's result for the champion (`seat`)."""
-    winner = game.get("winner")
-    return "drawn" if winner is None else "won" if winner == game["seat"] else "lost"
 
 
 def read_game(game: dict[str, Any], words: list[str], base: bool, seed: int, tallies: dict[int, Tally],
@@ -181,7 +176,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if options.search != "mcts":
         parser.error("--champion: only the MCTS champion has a tree to read")
     games = [game for row in args.rows for game in records(row)
-             if game.get("moves") and args.result in ("any", result_of(game))][:args.games]
+             if game.get("moves") and args.result in ("any", how_stored(game, game["seat"]))][:args.games]
     if not games:
         parser.error(f"no stored game with that result ({args.result}) in {', '.join(map(str, args.rows))}")
     tallies = {INVESTING: Tally(), BUY: Tally()}
