@@ -1,5 +1,6 @@
 """Build hook for the C rules engine and the bots' init program; all metadata lives in pyproject.toml."""
 import os
+from concurrent.futures import ThreadPoolExecutor
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
@@ -15,6 +16,26 @@ class build_ext_and_botinit(build_ext):
     (driver/isolation.py): an executable, not an extension module, so that
     the init of each bot is a few hundred kilobytes of its own rather than
     a copy of the referee's Python process."""
+
+    def build_extension(self, ext: Extension) -> None:
+        """The extension's C files compiled side by side, one compiler per
+        core: build_ext compiles them one after another, 2.6 s of CPU for
+        the engine and the search core, paid by every install (CI's, the
+        README's quick start in the suite, compile.sh's)."""
+        compile_serially = self.compiler.compile
+
+        def compile_side_by_side(sources: list, *args, **kwargs) -> list:
+            if len(sources) < 2:
+                return compile_serially(sources, *args, **kwargs)
+            with ThreadPoolExecutor(max_workers=len(os.sched_getaffinity(0))) as pool:
+                done = pool.map(lambda source: compile_serially([source], *args, **kwargs), sources)
+                return [obj for objects in done for obj in objects]
+
+        self.compiler.compile = compile_side_by_side
+        try:
+            super().build_extension(ext)
+        finally:
+            del self.compiler.compile  # the method again
 
     def run(self) -> None:
         super().run()
