@@ -2,7 +2,7 @@
 
     python -m bots.champion [--time 0.5] [--wall-limit 5] [--search mcts|alphabeta] [--seed S]
                             [--weights FILE] [--horizon DAYS] [--exploration C] [--no-bid-model]
-                            [--no-sure-losses] [--finisher] [--tree-nodes N] [--depth D] [--serialise]
+                            [--no-sure-losses] [--finisher] [--playout-noise N] [--tree-nodes N] [--depth D] [--serialise]
 
 Why this bot (docs/bots.md has the measurements): it is whichever of our
 searches wins head to head at the same CPU budget. That is now the C
@@ -112,6 +112,8 @@ EXPLORATION_MULTI = 1.0
 FINISHER = False
 """Whether MCTS's playouts are the engine's finisher (a player buys a points
 card that wins at once) rather than its heuristic: not measured better."""
+PLAYOUT_NOISE = 16
+"""MCTS's playouts: the heuristic plays one move in PLAYOUT_NOISE at random."""
 
 
 class ChampionPolicy:
@@ -134,6 +136,7 @@ class ChampionPolicy:
         sure_losses: bool = True,
         finisher: bool = FINISHER,
         max_nodes: int | None = None,
+        playout_noise: int = PLAYOUT_NOISE,
     ) -> None:
         if seconds <= 0:
             raise ValueError(f"--time must be positive, got {seconds}")
@@ -143,6 +146,8 @@ class ChampionPolicy:
             raise ValueError(f"--depth must be at least 1, got {depth}")
         if horizon < 0:
             raise ValueError(f"--horizon must be 0 (the whole game) or more days, got {horizon}")
+        if playout_noise < 0:
+            raise ValueError(f"--playout-noise must be 0 (no random moves) or more, got {playout_noise}")
         if exploration is not None and not exploration > 0:
             raise ValueError(f"--exploration must be positive, got {exploration}")
         check_tree_nodes(max_nodes)
@@ -162,7 +167,7 @@ class ChampionPolicy:
             if max_nodes is None:
                 max_nodes = tree_nodes(seconds * (1 - PROOF_SHARE))
             self._mcts = (weights or load_weights(packaged=DEFAULT_WEIGHTS_FILE), horizon, rng.getrandbits(32), finisher,
-                          max_nodes)
+                          max_nodes, playout_noise)
             self.searcher = self._mcts_for(2)
             self.prover = AlphaBeta(load_weights(packaged=CHAMPION_WEIGHTS_FILE), rng)
             self.proof_budget = Budget(seconds=seconds * PROOF_SHARE, cpu=True, wall_limit=wall_limit)
@@ -180,8 +185,9 @@ class ChampionPolicy:
         searcher = getattr(self, "searcher", None)
         if isinstance(searcher, Mcts) and searcher.config.exploration == explore:
             return searcher
-        weights, horizon, seed, finisher, max_nodes = self._mcts
-        return Mcts(weights, MctsConfig(exploration=explore, horizon=horizon, finish=finisher), seed, max_nodes)
+        weights, horizon, seed, finisher, max_nodes, noise = self._mcts
+        return Mcts(weights, MctsConfig(exploration=explore, horizon=horizon, finish=finisher, noise=noise), seed,
+                    max_nodes)
 
     def __call__(self, game: Game, me: int) -> int:
         return self.think(game, me)[0]
@@ -258,6 +264,9 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--finisher", action="store_true", default=FINISHER,
                         help="mcts: the playouts' players buy a points card that wins at once whenever they can (the "
                              "engine's finisher) instead of playing the heuristic throughout")
+    parser.add_argument("--playout-noise", type=int, default=PLAYOUT_NOISE, metavar="N",
+                        help="mcts: the playouts' players play one move in N at random (default %(default)s; 0: "
+                             "none; the engine's heuristic plays 16)")
     parser.add_argument("--tree-nodes", type=int, default=None, metavar="N",
                         help="mcts: the most nodes its tree holds (about 250 bytes each; default: room for about "
                              "three searches of --time, from 2**17 to 2**20)")
@@ -280,7 +289,7 @@ def policy_from(options: argparse.Namespace) -> ChampionPolicy:
         weights=load_weights(options.weights) if options.weights is not None else None,
         smab=not options.serialise, search=options.search, horizon=options.horizon, bid_model=options.bid_model,
         exploration=options.exploration, sure_losses=options.sure_losses, finisher=options.finisher,
-        max_nodes=options.tree_nodes,
+        max_nodes=options.tree_nodes, playout_noise=options.playout_noise,
     )
 
 

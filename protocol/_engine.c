@@ -843,16 +843,17 @@ static const int BUY_ORDER[] = {2, 13, 8, 11, 7, 6, 12, 10, 1, 3, 9, 4, 5};
  * - buy: with no defending card, the best affordable defender first;
  *   otherwise Incantation when affordable, then the fixed BUY_ORDER;
  *   never a sold-out card; pass when nothing fits;
- * - one move in EXPLORE is uniformly random instead, so that playouts from
- *   one state differ between seeds (search bots average over them) and
- *   two heuristic players do not mirror each other into a draw.
+ * - one move in `explore` (HEURISTIC_EXPLORE, 16, by default) is uniformly
+ *   random instead, so that playouts from one state differ between seeds
+ *   (search bots average over them) and two heuristic players do not
+ *   mirror each other into a draw. The champion's playouts use 64
+ *   (docs/bots.md, "The playouts' random moves").
  */
-#define EXPLORE 16
-Move heuristic_move(State *s, int p, uint64_t *rng) { return heuristic_move_deny(s, p, rng, NULL); }
+Move heuristic_move(State *s, int p, uint64_t *rng) { return heuristic_move_deny(s, p, rng, NULL, HEURISTIC_EXPLORE); }
 
-Move heuristic_move_deny(State *s, int p, uint64_t *rng, const double *aggression)
+Move heuristic_move_deny(State *s, int p, uint64_t *rng, const double *aggression, int explore)
 {
-    if (rng_below(rng, EXPLORE) == 0)
+    if (explore > 0 && rng_below(rng, (uint64_t)explore) == 0)
         return random_move(s, p, rng);
     const Player *pl = &s->pl[p];
     switch (s->phase) {
@@ -988,7 +989,7 @@ static int winning_buy(const State *s, int p)
  * playouts than in the games. `champion --finisher` plays it (docs/bots.md,
  * "The finisher in the playouts", has what it was measured to give).
  */
-Move policy_move(State *s, int p, uint64_t *rng, int policy, const double *aggression)
+Move policy_move(State *s, int p, uint64_t *rng, int policy, const double *aggression, int explore)
 {
     if (policy == POLICY_RANDOM)
         return random_move(s, p, rng);
@@ -997,7 +998,7 @@ Move policy_move(State *s, int p, uint64_t *rng, int policy, const double *aggre
         if (c >= 0)
             return MOVE(c);
     }
-    return heuristic_move_deny(s, p, rng, aggression);
+    return heuristic_move_deny(s, p, rng, aggression, explore);
 }
 
 /* Play to the end, or until `stop_days` days have been played (the state is
@@ -1005,10 +1006,11 @@ Move policy_move(State *s, int p, uint64_t *rng, int policy, const double *aggre
    POLICY_*. Returns the moves played. */
 uint64_t run_playout_until(State *s, uint64_t seed, const int *policies, int64_t stop_days)
 {
-    return run_playout_deny(s, seed, policies, stop_days, NULL);
+    return run_playout_deny(s, seed, policies, stop_days, NULL, HEURISTIC_EXPLORE);
 }
 
-uint64_t run_playout_deny(State *s, uint64_t seed, const int *policies, int64_t stop_days, const double *aggression)
+uint64_t run_playout_deny(State *s, uint64_t seed, const int *policies, int64_t stop_days, const double *aggression,
+                          int explore)
 {
     uint64_t rng = seed, n = 0;
     while (s->phase != END && s->phase != FAULT && s->days_played < stop_days) {
@@ -1016,7 +1018,7 @@ uint64_t run_playout_deny(State *s, uint64_t seed, const int *policies, int64_t 
         if (!m) /* cannot happen in a valid state; never spin */
             break;
         int p = __builtin_ctz(m);
-        Move mv = policy_move(s, p, &rng, policies[p], aggression);
+        Move mv = policy_move(s, p, &rng, policies[p], aggression, explore);
         /* An illegal move cannot happen (every policy plays legal moves).
            A failed Python call (s->failed, checked by the caller at the end)
            leaves a number unchanged and play goes on: no check per move. */
@@ -1863,11 +1865,16 @@ Py_ssize_t read_chances(PyObject *obj, const char *name, double out[MAXP])
 
 static PyObject *Game_policy_move(GameObject *g, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"player", "seed", "policy", "aggression", NULL};
+    static char *kwlist[] = {"player", "seed", "policy", "aggression", "explore", NULL};
     PyObject *player, *seed_obj, *aggression_obj = Py_None;
-    int policy = 1;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|iO", kwlist, &player, &seed_obj, &policy, &aggression_obj))
+    int policy = 1, explore = HEURISTIC_EXPLORE;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|iOi", kwlist, &player, &seed_obj, &policy, &aggression_obj,
+                                     &explore))
         return NULL;
+    if (explore < 0) {
+        PyErr_Format(PyExc_ValueError, "explore must be 0 (no random moves) or more, not %d", explore);
+        return NULL;
+    }
     int p;
     if (check_player(g, player, &p) < 0)
         return NULL;
@@ -1893,7 +1900,7 @@ static PyObject *Game_policy_move(GameObject *g, PyObject *args, PyObject *kw)
     if (rng == (uint64_t)-1 && PyErr_Occurred())
         return NULL;
     g->s.failed = 0;
-    Move mv = policy_move(&g->s, p, &rng, policy, aggression_obj != Py_None ? aggression : NULL);
+    Move mv = policy_move(&g->s, p, &rng, policy, aggression_obj != Py_None ? aggression : NULL, explore);
     if (g->s.failed) {
         g->s.failed = 0;
         Py_XDECREF(mv.big);
@@ -2157,7 +2164,8 @@ static PyMethodDef Game_methods[] = {
      "Play to the end in place; returns the winner or -1."},
     {"policy_move", (PyCFunction)(void (*)(void))Game_policy_move, METH_VARARGS | METH_KEYWORDS,
      "The move a built-in playout policy (0 random, 1 heuristic, 2 finisher) plays here for a pending player; aggression: "
-     "each player's chance of bidding for a sure attack, which a threatened heuristic player denies."},
+     "each player's chance of bidding for a sure attack, which a threatened heuristic player denies; explore: the "
+     "heuristic plays one move in `explore` at random (default 16, 0 never)."},
     {"_restore", (PyCFunction)Game_restore, METH_VARARGS | METH_CLASS, NULL},
     {NULL},
 };

@@ -128,12 +128,16 @@ const char *apply_move(State *s, int p, int64_t move, PyObject *big);
 uint64_t run_playout(State *s, uint64_t seed, const int *policies);
 uint64_t run_playout_until(State *s, uint64_t seed, const int *policies, int64_t stop_days);
 Move heuristic_move(State *s, int p, uint64_t *rng);
-Move heuristic_move_deny(State *s, int p, uint64_t *rng, const double *aggression);
+/* The heuristic plays one move in `explore` uniformly at random (0: none;
+   HEURISTIC_EXPLORE unless a search sets its own). */
+#define HEURISTIC_EXPLORE 16
+Move heuristic_move_deny(State *s, int p, uint64_t *rng, const double *aggression, int explore);
 /* The built-in playout policies: random, the light heuristic, and the
    finisher (the heuristic that buys a points card winning at once). */
 enum { POLICY_RANDOM = 0, POLICY_HEURISTIC = 1, POLICY_FINISHER = 2, N_POLICIES = 3 };
-Move policy_move(State *s, int p, uint64_t *rng, int policy, const double *aggression);
-uint64_t run_playout_deny(State *s, uint64_t seed, const int *policies, int64_t stop_days, const double *aggression);
+Move policy_move(State *s, int p, uint64_t *rng, int policy, const double *aggression, int explore);
+uint64_t run_playout_deny(State *s, uint64_t seed, const int *policies, int64_t stop_days, const double *aggression,
+                          int explore);
 /* A sequence of chances in [0, 1], one a player, into out; its length, or -1 with an exception set. */
 Py_ssize_t read_chances(PyObject *obj, const char *name, double out[MAXP]);
 /* Would card `c` of player `me`, attacking, make every card of every opponent

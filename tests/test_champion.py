@@ -143,7 +143,7 @@ def test_the_playouts_are_the_heuristics_unless_the_finisher_is_asked_for() -> N
     """`--finisher` gives the champion's MCTS the engine's finisher for its
     playouts (a player buys the points that win at once) at every table
     size; by default they are the heuristic's, as measured in the rows."""
-    from bots.champion import parser, policy_from
+    from bots.champion import PLAYOUT_NOISE, parser, policy_from
     from bots.search.core import Mcts
 
     for options, finish in (([], False), (["--finisher"], True)):
@@ -151,6 +151,14 @@ def test_the_playouts_are_the_heuristics_unless_the_finisher_is_asked_for() -> N
         for players in (2, 4):
             policy.new_game(Game(players), 0)
             assert isinstance(policy.searcher, Mcts) and policy.searcher.config.finish is finish
+    # Their random moves: PLAYOUT_NOISE unless --playout-noise says otherwise.
+    for options, noise in (([], PLAYOUT_NOISE), (["--playout-noise", "0"], 0), (["--playout-noise", "7"], 7)):
+        policy = policy_from(parser().parse_args(options))
+        for players in (2, 4):
+            policy.new_game(Game(players), 0)
+            assert isinstance(policy.searcher, Mcts) and policy.searcher.config.noise == noise
+    with pytest.raises(ValueError, match="--playout-noise must be 0"):
+        policy_from(parser().parse_args(["--playout-noise", "-1"]))
 
 
 def test_the_tree_is_sized_from_the_budget_unless_given() -> None:

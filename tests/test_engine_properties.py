@@ -239,6 +239,28 @@ def _buying(mine: list[str], my_coins: int, theirs: list[str], their_coins: int 
     return _two_players(2, "buy", mine, my_coins, theirs, their_coins)
 
 
+def test_the_heuristic_plays_one_move_in_explore_at_random() -> None:
+    """`explore` (the champion's --playout-noise): one move in `explore` is
+    uniformly random, 16 by default, 0 never; the rest is the heuristic's
+    own move. A buy with 9 coins has 9 candidates; the heuristic's is an
+    Incantation."""
+    game = _buying(["Worker"], 9, ["Worker"])
+    incantation = NAME_TO_ID["Incantation"]
+
+    def others(explore: int | None, seeds: int = 2000) -> int:
+        extra = {} if explore is None else {"explore": explore}
+        return sum(game.policy_move(0, seed, **extra) != incantation for seed in range(seeds))
+
+    assert others(0) == 0
+    assert others(None) == others(16)
+    # A random move is another card 8 times in 9: 2000 * 8/9 / 16 = 111 by default, 28 at 64, 1778 at 1.
+    assert 70 < others(16) < 160, others(16)
+    assert 10 < others(64) < 50, others(64)
+    assert others(1) > 1600
+    with pytest.raises(ValueError, match="explore must be 0"):
+        game.policy_move(0, 1, explore=-1)
+
+
 def test_the_finisher_buys_the_points_that_win_at_once_and_is_the_heuristic_otherwise() -> None:
     """Policy 2 (the champion's playouts) takes a buy that brings its player
     to 7 points and strictly more than anyone, every time (no move at

@@ -315,6 +315,12 @@ def test_bad_inputs_are_refused_with_a_reason() -> None:
         core.Mcts(WEIGHTS).search(game, 0, core.Budget(depth=3))
     with pytest.raises(ValueError, match="the finisher is the C core's"):
         Searcher(WEIGHTS, MctsConfig(finish=True))
+    with pytest.raises(ValueError, match="another noise is the C core's"):
+        Searcher(WEIGHTS, MctsConfig(noise=64))
+    with pytest.raises(ValueError, match="noise must be 0"):
+        MctsConfig(noise=-1)
+    with pytest.raises(ValueError, match="explore must be 0"):
+        _engine.Mcts(WEIGHTS.values, explore=-1)
     with pytest.raises(ValueError, match="unknown search"):
         core.make("minimax", WEIGHTS)
     with pytest.raises(ValueError, match="seconds"):

@@ -95,6 +95,12 @@ class Budget(Record):
         self._set(seconds=seconds, iterations=iterations, depth=depth, cpu=cpu, wall_limit=wall_limit)
 
 
+PLAYOUT_NOISE = 16
+"""The engine's heuristic plays one move in 16 at random (protocol/_engine.c,
+HEURISTIC_EXPLORE): the playouts of MctsConfig's default and of the
+reference MCTS."""
+
+
 class MctsConfig(Record):
     """How the MCTS selects and values: `selection` "duct" (decoupled UCT)
     or "rm" (regret matching), its `exploration` constant (UCB1's c for
@@ -106,28 +112,33 @@ class MctsConfig(Record):
     evaluation does not) before the evaluation values the state it reached
     (0: to the game's end), so that what a fight destroys counts, not the
     heuristic's blunders over the rest of a locked game
-    (protocol/search/mcts.c says why), and `finish`: the playouts' players
+    (protocol/search/mcts.c says why), `finish`: the playouts' players
     play the engine's finisher (policy 2: the heuristic, buying a points
-    card that wins at once) instead of the heuristic."""
+    card that wins at once) instead of the heuristic, and `noise`: the
+    heuristic plays one move in `noise` at random (0: none; the engine's
+    16 by default, the reference's)."""
 
-    __slots__ = ("selection", "exploration", "leaf", "reuse_depth", "horizon", "finish")
+    __slots__ = ("selection", "exploration", "leaf", "reuse_depth", "horizon", "finish", "noise")
     selection: str
     exploration: float
     leaf: str
     reuse_depth: int
     horizon: int
     finish: bool
+    noise: int
 
     def __init__(self, selection: str = "duct", exploration: float = 1.0, leaf: str = "playout",
-                 reuse_depth: int = 6, horizon: int = 0, finish: bool = False) -> None:
+                 reuse_depth: int = 6, horizon: int = 0, finish: bool = False, noise: int = PLAYOUT_NOISE) -> None:
         if selection not in ("duct", "rm"):
             raise ValueError(f"selection must be 'duct' or 'rm', not {selection!r}")
         if leaf not in ("playout", "eval"):
             raise ValueError(f"leaf must be 'playout' or 'eval', not {leaf!r}")
         if horizon < 0:
             raise ValueError(f"horizon must be 0 (the whole game) or more days, got {horizon}")
+        if noise < 0:
+            raise ValueError(f"noise must be 0 (no random moves) or more, got {noise}")
         self._set(selection=selection, exploration=exploration, leaf=leaf, reuse_depth=reuse_depth, horizon=horizon,
-                  finish=finish)
+                  finish=finish, noise=noise)
 
 
 LOSS_DEPTH = 2
@@ -414,7 +425,7 @@ class Mcts:
         self.max_nodes = max_nodes
         self.core = _engine.Mcts(weights.values, weights.scale, config.selection, config.exploration, config.leaf,
                                  random.Random(seed).getrandbits(64), max_nodes, config.horizon,
-                                 config.finish)
+                                 config.finish, config.noise)
 
     def reset(self) -> None:
         self.core.reset()

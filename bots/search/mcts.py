@@ -32,7 +32,7 @@ import time
 from collections.abc import Callable
 
 from bots.search.actions import candidate_moves
-from bots.search.core import MctsConfig
+from bots.search.core import PLAYOUT_NOISE, MctsConfig
 from bots.search.evaluation import Weights, evaluate_all
 from protocol.engine import Game
 
@@ -82,6 +82,9 @@ class Searcher:
             raise ValueError("the reference MCTS plays its playouts to the end: a horizon is the C core's (core.Mcts)")
         if config.finish:
             raise ValueError("the reference MCTS's playouts are the heuristic's: the finisher is the C core's (core.Mcts)")
+        if config.noise != PLAYOUT_NOISE:
+            raise ValueError(f"the reference MCTS's playouts are the engine's heuristic, one move in {PLAYOUT_NOISE} at "
+                             "random: another noise is the C core's (core.Mcts)")
         self.weights = weights
         self.clock = clock  # time.thread_time: a budget in CPU time
         self.config = config

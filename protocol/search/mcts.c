@@ -49,6 +49,7 @@ typedef struct {
     int rm, eval_leaf;
     int64_t horizon; /* days a playout runs before the evaluation values it; 0: to the end */
     int policy;      /* the playouts' policy: POLICY_HEURISTIC or POLICY_FINISHER */
+    int explore;     /* its random moves: one in `explore` (0 none) */
     double passive[MAXP]; /* this search's chance that each player bids 0 while it holds a sure attack (0: searched) */
     int bid_model;        /* passive given for this search: the playouts' threatened players deny */
     double aggression[MAXP]; /* the chance that the playouts' threatened players match each player's purse: 1 - passive,
@@ -320,10 +321,10 @@ static void playout(MctsObject *t, State *s)
     const int policies[MAXP] = {t->policy, t->policy, t->policy, t->policy};
     const double *deny = t->bid_model ? t->aggression : NULL;
     int64_t stop = t->horizon <= 0 ? INT64_MAX : s->days_played + t->horizon;
-    run_playout_deny(s, rng_next(&t->rng), policies, stop, deny);
+    run_playout_deny(s, rng_next(&t->rng), policies, stop, deny, t->explore);
     while (t->horizon > 0 && s->phase != END && s->phase != FAULT && !s->failed && s->days_played >= stop &&
            points_for_sale(s))
-        run_playout_deny(s, rng_next(&t->rng), policies, ++stop, deny); /* short of `stop`: it could not go on */
+        run_playout_deny(s, rng_next(&t->rng), policies, ++stop, deny, t->explore); /* short of `stop`: it could not go on */
 }
 
 /* Whether p holds a card that attacks and beats every card able to defend
@@ -454,17 +455,21 @@ int search_parse_weights(PyObject *obj, double scale, Weights *w);
 static int M_init(MctsObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"weights", "scale", "selection", "exploration", "leaf", "seed", "max_nodes", "horizon",
-                             "finish", NULL};
+                             "finish", "explore", NULL};
     PyObject *weights;
     double scale = 10.0, exploration = 1.0;
     const char *selection = "duct", *leaf = "playout";
     unsigned long long seed = 0;
     unsigned int max_nodes = 1u << 17;
     long long horizon = 0;
-    int finish = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|dsdsKILp", kwlist, &weights, &scale, &selection, &exploration, &leaf,
-                                     &seed, &max_nodes, &horizon, &finish))
+    int finish = 0, explore = HEURISTIC_EXPLORE;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|dsdsKILpi", kwlist, &weights, &scale, &selection, &exploration, &leaf,
+                                     &seed, &max_nodes, &horizon, &finish, &explore))
         return -1;
+    if (explore < 0) {
+        PyErr_Format(PyExc_ValueError, "explore must be 0 (no random moves) or more, not %d", explore);
+        return -1;
+    }
     if (horizon < 0 || horizon > 1000000) {
         PyErr_SetString(PyExc_ValueError, "horizon must be 0 (play to the end) or a number of days up to 1000000");
         return -1;
@@ -488,6 +493,7 @@ static int M_init(MctsObject *self, PyObject *args, PyObject *kw)
     self->exploration = exploration;
     self->horizon = horizon;
     self->policy = finish ? POLICY_FINISHER : POLICY_HEURISTIC;
+    self->explore = explore;
     self->rng = seed;
     self->max_nodes = max_nodes;
     uint64_t size = 1;
@@ -651,9 +657,10 @@ static PyTypeObject MctsType = {
     .tp_dealloc = (destructor)M_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "Mcts(weights, scale=10.0, selection='duct', exploration=1.0, leaf='playout', seed=0, "
-              "max_nodes=2**17, horizon=0, finish=False): the C SM-MCTS searcher, its tree kept across searches; "
+              "max_nodes=2**17, horizon=0, finish=False, explore=16): the C SM-MCTS searcher, its tree kept across searches; "
               "playouts stop after `horizon` days (0: at the game's end) and are valued by the evaluation; with "
-              "`finish` their players play the finisher (policy 2) instead of the heuristic (policy 1).",
+              "`finish` their players play the finisher (policy 2) instead of the heuristic (policy 1), which plays one "
+              "move in `explore` at random (0: none).",
     .tp_methods = M_methods,
     .tp_getset = M_getset,
     .tp_init = (initproc)M_init,
