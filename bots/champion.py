@@ -52,6 +52,14 @@ scores in the simple set (164 against 163) and a little less in the
 base set (145.5 against 151), so it is not the default
 (docs/bots.md, "The finisher in the playouts").
 
+`--playout-noise N` has the playouts' players play one move in N
+uniformly at random instead of the heuristic's (16, the engine's rate,
+by default; 0 never). At 64 the playouts' racers race as the heuristic
+does, nearly every time, and the champion lost half as many races to
+`mcts-v1` at 0.1 s in the simple set, but the score was not better
+beyond chance there, nor in the base set, nor at 0.5 s
+(docs/bots.md, "The playouts' random moves").
+
 Its tree holds `--tree-nodes` nodes, by default room for about three
 searches of its budget (`bots.search.core.tree_nodes`: 2**17 at 0.1 s,
 2**19 at 0.5 s, 2**20 from 0.55 s): with 2**17 at every budget the tree
@@ -113,7 +121,8 @@ FINISHER = False
 """Whether MCTS's playouts are the engine's finisher (a player buys a points
 card that wins at once) rather than its heuristic: not measured better."""
 PLAYOUT_NOISE = 16
-"""MCTS's playouts: the heuristic plays one move in PLAYOUT_NOISE at random."""
+"""MCTS's playouts: the heuristic plays one move in PLAYOUT_NOISE at random
+(the engine's own rate; 64 and 8 were not measured better)."""
 
 
 class ChampionPolicy:
