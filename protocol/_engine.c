@@ -846,7 +846,8 @@ static const int BUY_ORDER[] = {2, 13, 8, 11, 7, 6, 12, 10, 1, 3, 9, 4, 5};
  * - one move in `explore` (HEURISTIC_EXPLORE, 16, by default) is uniformly
  *   random instead, so that playouts from one state differ between seeds
  *   (search bots average over them) and two heuristic players do not
- *   mirror each other into a draw. The champion's playouts use 64
+ *   mirror each other into a draw. `champion --playout-noise` sets it
+ *   for the champion's playouts; 8, 64 and 256 were not measured better
  *   (docs/bots.md, "The playouts' random moves").
  */
 Move heuristic_move(State *s, int p, uint64_t *rng) { return heuristic_move_deny(s, p, rng, NULL, HEURISTIC_EXPLORE); }
