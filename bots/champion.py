@@ -55,10 +55,11 @@ base set (145.5 against 151), so it is not the default
 `--playout-noise N` has the playouts' players play one move in N
 uniformly at random instead of the heuristic's (16, the engine's rate,
 by default; 0 never). At 64 the playouts' racers race as the heuristic
-does, nearly every time, and the champion lost half as many races to
-`mcts-v1` at 0.1 s in the simple set, but the score was not better
-beyond chance there, nor in the base set, nor at 0.5 s
-(docs/bots.md, "The playouts' random moves").
+does, nearly every time, and against `mcts-v1` the champion won more
+games on points, fewer by elimination and drew more, but its score was
+not better beyond chance at 0.1 s (384 games, simple set), nor in the
+base set, nor at 0.5 s; 8 and 256 neither (docs/bots.md, "The
+playouts' random moves").
 
 Its tree holds `--tree-nodes` nodes, by default room for about three
 searches of its budget (`bots.search.core.tree_nodes`: 2**17 at 0.1 s,
@@ -122,7 +123,7 @@ FINISHER = False
 card that wins at once) rather than its heuristic: not measured better."""
 PLAYOUT_NOISE = 16
 """MCTS's playouts: the heuristic plays one move in PLAYOUT_NOISE at random
-(the engine's own rate; 64 and 8 were not measured better)."""
+(the engine's own rate; 8, 64 and 256 were not measured better)."""
 
 
 class ChampionPolicy:
