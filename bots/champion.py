@@ -102,6 +102,7 @@ from bots.sdk import option_parser, bot_main
 from bots.search.bids import BidModel
 from bots.search.core import (AlphaBeta, Budget, Mcts, MctsConfig, MixedAlphaBeta, candidate_moves, check_tree_nodes,
                               tree_nodes)
+from bots.search.core import PLAYOUT_NOISE as ENGINE_NOISE
 from bots.search.weights import CHAMPION_WEIGHTS_FILE, DEFAULT_WEIGHTS_FILE, Weights, load_weights
 from protocol.engine import Game
 
@@ -121,9 +122,9 @@ EXPLORATION_MULTI = 1.0
 FINISHER = False
 """Whether MCTS's playouts are the engine's finisher (a player buys a points
 card that wins at once) rather than its heuristic: not measured better."""
-PLAYOUT_NOISE = 16
+PLAYOUT_NOISE = ENGINE_NOISE
 """MCTS's playouts: the heuristic plays one move in PLAYOUT_NOISE at random
-(the engine's own rate; 8, 64 and 256 were not measured better)."""
+(the engine's own rate, 16; 8, 64 and 256 were not measured better)."""
 
 
 class ChampionPolicy:
@@ -275,8 +276,8 @@ def parser() -> argparse.ArgumentParser:
                         help="mcts: the playouts' players buy a points card that wins at once whenever they can (the "
                              "engine's finisher) instead of playing the heuristic throughout")
     parser.add_argument("--playout-noise", type=int, default=PLAYOUT_NOISE, metavar="N",
-                        help="mcts: the playouts' players play one move in N at random (default %(default)s; 0: "
-                             "none; the engine's heuristic plays 16)")
+                        help="mcts: the playouts' players play one move in N at random (default %(default)s, the "
+                             "engine's own rate; 0: none)")
     parser.add_argument("--tree-nodes", type=int, default=None, metavar="N",
                         help="mcts: the most nodes its tree holds (about 250 bytes each; default: room for about "
                              "three searches of --time, from 2**17 to 2**20)")

@@ -2310,7 +2310,8 @@ PyMODINIT_FUNC PyInit__engine(void)
         PyModule_AddIntConstant(m, "INVESTING", INVESTING) < 0 ||
         PyModule_AddIntConstant(m, "ATTACKING", ATTACKING) < 0 ||
         PyModule_AddIntConstant(m, "DEFENDING", DEFENDING) < 0 || PyModule_AddIntConstant(m, "BUY", BUY) < 0 ||
-        PyModule_AddIntConstant(m, "END", END) < 0 || PyModule_AddIntConstant(m, "FAULT", FAULT) < 0)
+        PyModule_AddIntConstant(m, "END", END) < 0 || PyModule_AddIntConstant(m, "FAULT", FAULT) < 0 ||
+        PyModule_AddIntConstant(m, "HEURISTIC_EXPLORE", HEURISTIC_EXPLORE) < 0)
         goto fail;
     return m;
 fail:

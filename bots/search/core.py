@@ -95,8 +95,8 @@ class Budget(Record):
         self._set(seconds=seconds, iterations=iterations, depth=depth, cpu=cpu, wall_limit=wall_limit)
 
 
-PLAYOUT_NOISE = 16
-"""The engine's heuristic plays one move in 16 at random (protocol/_engine.c,
+PLAYOUT_NOISE: int = _engine.HEURISTIC_EXPLORE
+"""The engine's heuristic plays one move in 16 at random (protocol/engine.h,
 HEURISTIC_EXPLORE): the playouts of MctsConfig's default and of the
 reference MCTS."""
 
