@@ -102,7 +102,7 @@ from bots.sdk import option_parser, bot_main
 from bots.search.bids import BidModel
 from bots.search.core import (AlphaBeta, Budget, Mcts, MctsConfig, MixedAlphaBeta, candidate_moves, check_tree_nodes,
                               tree_nodes)
-from bots.search.core import PLAYOUT_NOISE as ENGINE_NOISE
+from bots.search.core import MAX_PLAYOUT_NOISE, PLAYOUT_NOISE as ENGINE_NOISE
 from bots.search.weights import CHAMPION_WEIGHTS_FILE, DEFAULT_WEIGHTS_FILE, Weights, load_weights
 from protocol.engine import Game
 
@@ -157,8 +157,9 @@ class ChampionPolicy:
             raise ValueError(f"--depth must be at least 1, got {depth}")
         if horizon < 0:
             raise ValueError(f"--horizon must be 0 (the whole game) or more days, got {horizon}")
-        if playout_noise < 0:
-            raise ValueError(f"--playout-noise must be 0 (no random moves) or more, got {playout_noise}")
+        if not 0 <= playout_noise <= MAX_PLAYOUT_NOISE:
+            raise ValueError(f"--playout-noise must be 0 (no random moves) or more, up to {MAX_PLAYOUT_NOISE}, "
+                             f"got {playout_noise}")
         if exploration is not None and not exploration > 0:
             raise ValueError(f"--exploration must be positive, got {exploration}")
         check_tree_nodes(max_nodes)

@@ -159,6 +159,8 @@ def test_the_playouts_are_the_heuristics_unless_the_finisher_is_asked_for() -> N
             assert isinstance(policy.searcher, Mcts) and policy.searcher.config.noise == noise
     with pytest.raises(ValueError, match="--playout-noise must be 0"):
         policy_from(parser().parse_args(["--playout-noise", "-1"]))
+    with pytest.raises(ValueError, match="up to 1000000"):
+        policy_from(parser().parse_args(["--playout-noise", "99999999999"]))
 
 
 def test_the_tree_is_sized_from_the_budget_unless_given() -> None:

@@ -319,6 +319,8 @@ def test_bad_inputs_are_refused_with_a_reason() -> None:
         Searcher(WEIGHTS, MctsConfig(noise=64))
     with pytest.raises(ValueError, match="noise must be 0"):
         MctsConfig(noise=-1)
+    with pytest.raises(ValueError, match="up to 1000000"):
+        MctsConfig(noise=2**31)
     with pytest.raises(ValueError, match="explore must be 0"):
         _engine.Mcts(WEIGHTS.values, explore=-1)
     with pytest.raises(ValueError, match="unknown search"):

@@ -99,6 +99,9 @@ PLAYOUT_NOISE: int = _engine.HEURISTIC_EXPLORE
 """The engine's heuristic plays one move in 16 at random (protocol/engine.h,
 HEURISTIC_EXPLORE): the playouts of MctsConfig's default and of the
 reference MCTS."""
+MAX_PLAYOUT_NOISE = 1_000_000
+"""The rarest random move asked for: one in a million (the engine takes an
+int; 0 is none at all)."""
 
 
 class MctsConfig(Record):
@@ -135,8 +138,8 @@ class MctsConfig(Record):
             raise ValueError(f"leaf must be 'playout' or 'eval', not {leaf!r}")
         if horizon < 0:
             raise ValueError(f"horizon must be 0 (the whole game) or more days, got {horizon}")
-        if noise < 0:
-            raise ValueError(f"noise must be 0 (no random moves) or more, got {noise}")
+        if not 0 <= noise <= MAX_PLAYOUT_NOISE:
+            raise ValueError(f"noise must be 0 (no random moves) or more, up to {MAX_PLAYOUT_NOISE}, got {noise}")
         self._set(selection=selection, exploration=exploration, leaf=leaf, reuse_depth=reuse_depth, horizon=horizon,
                   finish=finish, noise=noise)
 
