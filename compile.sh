@@ -18,7 +18,7 @@
 # tools go into build/compile/venv (created on first use, reused after),
 # or with ECONOMANCY_COMPILE_TOOLS=DIR into DIR/<key>, shared by every
 # checkout on the machine (CI keeps it between runs): one environment per
-# interpreter, pyproject.toml and compile.sh, rebuilt from nothing when
+# interpreter, set of requirements and compile.sh, rebuilt from nothing when
 # any of them changes or a build of it was cut short.
 set -euo pipefail
 
@@ -69,7 +69,11 @@ quietly() {
 # through --paths, so that an environment shared by checkouts points into
 # none of them). Made again from nothing when the interpreter, the
 # requirements or this recipe change.
-key=$({ "$PYTHON" -c 'import sys; print(sys.version, sys.executable)'; cat "$ROOT/pyproject.toml" "$ROOT/compile.sh"; } |
+mapfile -t requires < <("$PYTHON" -c 'import sys, tomllib
+t = tomllib.load(open(sys.argv[1], "rb"))
+print("\n".join(t["build-system"]["requires"] + t["project"]["dependencies"]
+                + t["project"]["optional-dependencies"]["compile"]))' "$ROOT/pyproject.toml")
+key=$({ "$PYTHON" -c 'import sys; print(sys.version, sys.executable)'; printf '%s\n' "${requires[@]}"; cat "$ROOT/compile.sh"; } |
     sha256sum | cut -d' ' -f1)
 if [[ -n ${ECONOMANCY_COMPILE_TOOLS:-} ]]; then
     TOOLS=$(mkdir -p "$ECONOMANCY_COMPILE_TOOLS" && cd "$ECONOMANCY_COMPILE_TOOLS" && pwd)
@@ -84,10 +88,6 @@ if [[ ! -x $PY || $(cat "$VENV/.economancy-stamp" 2>/dev/null) != "$key" ]]; the
     echo "compile.sh: preparing the build environment in ${VENV#"$ROOT"/}" >&2
     rm -rf "$VENV"
     quietly "$PYTHON" -m venv "$VENV"
-    mapfile -t requires < <("$PY" -c 'import sys, tomllib
-t = tomllib.load(open(sys.argv[1], "rb"))
-print("\n".join(t["build-system"]["requires"] + t["project"]["dependencies"]
-                + t["project"]["optional-dependencies"]["compile"]))' "$ROOT/pyproject.toml")
     # --no-compile: PyInstaller compiles what it bundles itself; bytecode for
     # every installed module (SciPy's, NumPy's, ...) would be work for nothing
     # (11 s of CPU of this step's 22 s, measured in CI's offline install).
