@@ -165,3 +165,67 @@ def test_a_playout_is_not_cut_while_points_are_for_sale() -> None:
         # 30 iterations: a tree too shallow to reach the win, the playouts must
         _, _, stats = Mcts(weights, MctsConfig(horizon=horizon), seed=1).core.search(game, 0, 30, -1.0, -1.0, True)
         assert min(mean for _, visits, mean in stats if visits) > 0.9, (horizon, stats)
+
+
+def _root_stats(game: Game, contempt: float, me: int = 0, iterations: int = 3_000) -> list[tuple[int, int, float]]:
+    """The root's (move, visits, mean value) of the champion's MCTS
+    configuration with `contempt`, seeded, after a fixed number of
+    iterations."""
+    weights = load_weights(packaged=DEFAULT_WEIGHTS_FILE)
+    config = MctsConfig(horizon=HORIZON_DAYS, contempt=contempt)
+    return Mcts(weights, config, seed=5).core.search(game, me, iterations, -1.0, -1.0, True)[2]
+
+
+def test_contempt_lowers_our_value_of_a_dead_lock() -> None:
+    """Both players hold the Stipend and their 11 points, nothing else, and
+    the shop is empty: a point card (attack 1) destroys no point card
+    (defence 1), and five attacks meet five defenders, so no fight can ever
+    decide the game and every leaf is a lock or the day limit's draw. Our
+    value of every one of them is lowered by the contempt, so every move's
+    mean value is (the trees themselves part after a hundred iterations or
+    so: shifted sums round otherwise, and near-ties go the other way)."""
+    for me in (0, 1):
+        game = _lock({"name": "investing"}, [(4, _cards()), (3, _cards())])
+        plain, scornful = _root_stats(game, 0.0, me), _root_stats(game, 0.2, me)
+        assert [move for move, _, _ in scornful] == [move for move, _, _ in plain]
+        for (_, _, value), (_, visits, lowered) in zip(plain, scornful):
+            assert visits > 100 and lowered == pytest.approx(value - 0.2, abs=0.02), (me, plain, scornful)
+
+
+def test_contempt_leaves_a_game_that_is_not_a_lock_alone() -> None:
+    """Player 0 holds 5 points against player 1's 3, with the shop empty:
+    the points can never be level, and 3 attackers against one defender
+    eliminate player 1 the first day player 0 wins a bid. No leaf is a
+    draw, so the contempt changes nothing, move for move."""
+    shop = {name: 0 for name in Game(2).to_wire()["shop"]}
+    stipend = {"name": "Sorcerer's Stipend", "uses": 0}
+    game = Game.from_wire({"day": 2, "phase": {"name": "investing"}, "shop": shop, "players": [
+        {"coins": 2, "buys": 1, "cards": [stipend] + [{"name": n, "uses": 0} for n in
+                                                  ("Incantation", "Board of Monopoly", "Board of Monopoly")]},
+        {"coins": 4, "buys": 1, "cards": [stipend, {"name": "Incantation", "uses": 0}]},
+    ]})
+    for me in (0, 1):
+        assert _root_stats(game, 0.3, me) == _root_stats(game, 0.0, me)
+
+
+def test_the_champion_passes_its_contempt_to_its_mcts() -> None:
+    searcher = ChampionPolicy(seed=1, contempt=0.15).searcher
+    assert isinstance(searcher, Mcts) and searcher.config.contempt == 0.15
+    with pytest.raises(ValueError, match="--contempt"):
+        ChampionPolicy(contempt=0.7)
+
+
+def test_a_tree_with_contempt_searched_for_another_player_starts_again() -> None:
+    """Its values are the searching player's, lowered at the draws: kept
+    for the other player, they would be the wrong side's. Without contempt
+    the tree is shared (each player keeps its own statistics)."""
+    game = _lock({"name": "investing"}, [(4, _cards()), (3, _cards())])
+    weights = load_weights(packaged=DEFAULT_WEIGHTS_FILE)
+    for contempt, kept in ((0.2, False), (0.0, True)):
+        core = Mcts(weights, MctsConfig(horizon=HORIZON_DAYS, contempt=contempt), seed=5).core
+        core.search(game, 0, 2_000, -1.0, -1.0, True)
+        grown = core.nodes
+        core.search(game, 0, 100, -1.0, -1.0, True)
+        assert core.nodes >= grown  # the same player: kept
+        core.search(game, 1, 100, -1.0, -1.0, True)
+        assert (core.nodes >= grown) == kept and grown > 101, (contempt, grown, core.nodes)

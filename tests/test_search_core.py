@@ -323,6 +323,13 @@ def test_bad_inputs_are_refused_with_a_reason() -> None:
         MctsConfig(noise=2**31)
     with pytest.raises(ValueError, match="explore must be 0"):
         _engine.Mcts(WEIGHTS.values, explore=-1)
+    with pytest.raises(ValueError, match="contempt is the C core's"):
+        Searcher(WEIGHTS, MctsConfig(contempt=0.1))
+    for contempt in (-0.1, 0.6, float("nan")):
+        with pytest.raises(ValueError, match="contempt must be from 0 to 0.5"):
+            MctsConfig(contempt=contempt)
+        with pytest.raises(ValueError, match="contempt must be from 0 to 0.5"):
+            _engine.Mcts(WEIGHTS.values, contempt=contempt)
     with pytest.raises(ValueError, match="unknown search"):
         core.make("minimax", WEIGHTS)
     with pytest.raises(ValueError, match="seconds"):

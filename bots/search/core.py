@@ -119,9 +119,14 @@ class MctsConfig(Record):
     play the engine's finisher (policy 2: the heuristic, buying a points
     card that wins at once) instead of the heuristic, and `noise`: the
     heuristic plays one move in `noise` at random (0: none; the engine's
-    16 by default, the reference's)."""
+    16 by default, the reference's), and `contempt`: taken off the
+    searching player's value of a leaf drawn at the day limit or locked
+    (no points for sale, the leaders level), so that of two lines it
+    values alike it takes the one that still decides the game (0: a draw
+    is worth what the evaluation says; with contempt, a tree searched for
+    another player starts again)."""
 
-    __slots__ = ("selection", "exploration", "leaf", "reuse_depth", "horizon", "finish", "noise")
+    __slots__ = ("selection", "exploration", "leaf", "reuse_depth", "horizon", "finish", "noise", "contempt")
     selection: str
     exploration: float
     leaf: str
@@ -129,9 +134,11 @@ class MctsConfig(Record):
     horizon: int
     finish: bool
     noise: int
+    contempt: float
 
     def __init__(self, selection: str = "duct", exploration: float = 1.0, leaf: str = "playout",
-                 reuse_depth: int = 6, horizon: int = 0, finish: bool = False, noise: int = PLAYOUT_NOISE) -> None:
+                 reuse_depth: int = 6, horizon: int = 0, finish: bool = False, noise: int = PLAYOUT_NOISE,
+                 contempt: float = 0.0) -> None:
         if selection not in ("duct", "rm"):
             raise ValueError(f"selection must be 'duct' or 'rm', not {selection!r}")
         if leaf not in ("playout", "eval"):
@@ -140,8 +147,10 @@ class MctsConfig(Record):
             raise ValueError(f"horizon must be 0 (the whole game) or more days, got {horizon}")
         if not 0 <= noise <= MAX_PLAYOUT_NOISE:
             raise ValueError(f"noise must be 0 (no random moves) or more, up to {MAX_PLAYOUT_NOISE}, got {noise}")
+        if not 0 <= contempt <= 0.5:
+            raise ValueError(f"contempt must be from 0 to 0.5, got {contempt}")
         self._set(selection=selection, exploration=exploration, leaf=leaf, reuse_depth=reuse_depth, horizon=horizon,
-                  finish=finish, noise=noise)
+                  finish=finish, noise=noise, contempt=contempt)
 
 
 LOSS_DEPTH = 2
@@ -428,7 +437,7 @@ class Mcts:
         self.max_nodes = max_nodes
         self.core = _engine.Mcts(weights.values, weights.scale, config.selection, config.exploration, config.leaf,
                                  random.Random(seed).getrandbits(64), max_nodes, config.horizon,
-                                 config.finish, config.noise)
+                                 config.finish, config.noise, config.contempt)
 
     def reset(self) -> None:
         self.core.reset()

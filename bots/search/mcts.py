@@ -85,6 +85,8 @@ class Searcher:
         if config.noise != PLAYOUT_NOISE:
             raise ValueError(f"the reference MCTS's playouts are the engine's heuristic, one move in {PLAYOUT_NOISE} at "
                              "random: another noise is the C core's (core.Mcts)")
+        if config.contempt:
+            raise ValueError("the reference MCTS values a draw as it comes: contempt is the C core's (core.Mcts)")
         self.weights = weights
         self.clock = clock  # time.thread_time: a budget in CPU time
         self.config = config
