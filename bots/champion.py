@@ -292,9 +292,9 @@ def parser() -> argparse.ArgumentParser:
                         help="mcts: the playouts' players play one move in N at random (default %(default)s, the "
                              "engine's own rate; 0: none)")
     parser.add_argument("--contempt", type=float, default=0.0, metavar="C",
-                        help="mcts: taken off our value of a playout that ends drawn or locked (no points for sale, "
-                             "the leaders level), so the search prefers lines that decide the game (default "
-                             "%(default)s; at most 0.5)")
+                        help="mcts: once the points are sold out, taken off our value of a playout that ends drawn "
+                             "or locked (the leaders level), so the search prefers lines that decide the game "
+                             "(default %(default)s; at most 0.5)")
     parser.add_argument("--tree-nodes", type=int, default=None, metavar="N",
                         help="mcts: the most nodes its tree holds (about 250 bytes each; default: room for about "
                              "three searches of --time, from 2**17 to 2**20)")

@@ -18,7 +18,7 @@ from bots.champion import HORIZON_DAYS, ChampionPolicy
 from bots.search.core import PROVEN, AlphaBeta, Budget, Mcts, MctsConfig, candidate_moves
 from bots.search.weights import CHAMPION_WEIGHTS_FILE, DEFAULT_WEIGHTS_FILE, load_weights
 from protocol import _engine
-from protocol.engine import ATTACKING, Game
+from protocol.engine import ATTACKING, BUY, Game, move_from_wire
 from test_alphabeta import wins_within
 
 POINTS = ("Incantation",) * 3 + ("Board of Monopoly",) * 2
@@ -178,7 +178,7 @@ def _root_stats(game: Game, contempt: float, me: int = 0, iterations: int = 3_00
 
 def test_contempt_lowers_our_value_of_a_dead_lock() -> None:
     """Both players hold the Stipend and their 11 points, nothing else, and
-    the shop is empty: a point card (attack 1) destroys no point card
+    the shop is empty (the race is over): a point card (attack 1) destroys no point card
     (defence 1), and five attacks meet five defenders, so no fight can ever
     decide the game and every leaf is a lock or the day limit's draw. Our
     value of every one of them is lowered by the contempt, so every move's
@@ -213,6 +213,20 @@ def test_the_champion_passes_its_contempt_to_its_mcts() -> None:
     assert isinstance(searcher, Mcts) and searcher.config.contempt == 0.15
     with pytest.raises(ValueError, match="--contempt"):
         ChampionPolicy(contempt=0.7)
+
+
+def test_contempt_waits_for_the_points_to_be_sold_out() -> None:
+    """While the shop sells points the game is a race, and the gambles a
+    lock is traded for there lost races: at the first day's buys, where
+    the playouts run past the race and reach locks, the contempt changes
+    nothing (applied there, it changes every move's value)."""
+    game = Game(2, base=True)
+    for player in (0, 1):
+        game.play(player, move_from_wire(game, 0))
+    assert game.phase == BUY
+    for me in (0, 1):
+        stats = _root_stats(game, 0.3, me, 1_500)
+        assert len(stats) > 2 and stats == _root_stats(game, 0.0, me, 1_500)
 
 
 def test_a_tree_with_contempt_searched_for_another_player_starts_again() -> None:

@@ -119,12 +119,12 @@ class MctsConfig(Record):
     play the engine's finisher (policy 2: the heuristic, buying a points
     card that wins at once) instead of the heuristic, and `noise`: the
     heuristic plays one move in `noise` at random (0: none; the engine's
-    16 by default, the reference's), and `contempt`: taken off the
-    searching player's value of a leaf drawn at the day limit or locked
-    (no points for sale, the leaders level), so that of two lines it
-    values alike it takes the one that still decides the game (0: a draw
-    is worth what the evaluation says; with contempt, a tree searched for
-    another player starts again)."""
+    16 by default, the reference's), and `contempt`: once no card worth
+    points is for sale at the root, taken off the searching player's
+    value of a leaf drawn at the day limit or locked (the leaders level),
+    so that of two lines it values alike it takes the one that still
+    decides the game (0: a draw is worth what the evaluation says; with
+    contempt, a tree searched for another player starts again)."""
 
     __slots__ = ("selection", "exploration", "leaf", "reuse_depth", "horizon", "finish", "noise", "contempt")
     selection: str

@@ -52,6 +52,7 @@ typedef struct {
     int explore;     /* its random moves: one in `explore` (0 none) */
     double contempt; /* taken off the searching player's value of a drawn or locked leaf */
     int me;          /* the searching player of the current search */
+    int race_over;   /* no card worth points for sale at its root: contempt applies */
     double passive[MAXP]; /* this search's chance that each player bids 0 while it holds a sure attack (0: searched) */
     int bid_model;        /* passive given for this search: the playouts' threatened players deny */
     double aggression[MAXP]; /* the chance that the playouts' threatened players match each player's purse: 1 - passive,
@@ -310,15 +311,18 @@ static int drawish(const State *s)
     return level;
 }
 
-/* Contempt for a draw: the searching player's value of a drawn or locked
-   leaf lowered by `contempt`, the opponents' left as they are. Against an
-   opponent weaker than the search assumes, a line that still decides the
-   game is worth more than a lock both sides value alike; a search
-   indifferent between them drew 36 of 126 games against mcts-v1 in the
-   base set, every one a lock decided when the points were shared out. */
+/* Contempt for a draw: once the points are sold out at the search's
+   root, the searching player's value of a drawn or locked leaf lowered by
+   `contempt`, the opponents' left as they are. Against an opponent weaker
+   than the search assumes, a line that still decides the game is worth
+   more than a lock both sides value alike; a search indifferent between
+   them drew 36 of 126 games against mcts-v1 in the base set, every one a
+   lock. Not during the race for the points: there, against mcts-v1 at
+   0.5 s, the gambles it bought were races lost as often as locks broken
+   (docs/bots.md, "Contempt for a draw"). */
 static void scorn(const MctsObject *t, const State *s, double *values)
 {
-    if (t->contempt > 0 && drawish(s))
+    if (t->contempt > 0 && t->race_over && drawish(s))
         values[t->me] = fmax(0.0, values[t->me] - t->contempt);
 }
 
@@ -620,6 +624,7 @@ static PyObject *M_search(MctsObject *self, PyObject *args, PyObject *kw)
     if (self->contempt > 0 && self->me != me)
         tree_clear(self);
     self->me = me;
+    self->race_over = !points_for_sale(s);
     Clock clock;
     clock_start(&clock, cpu, seconds, wall_limit);
     if (self->n_nodes > self->max_nodes / 4 * 3 || self->n_stats > self->max_nodes * 12u)
