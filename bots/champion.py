@@ -114,7 +114,7 @@ from bots.sdk import option_parser, bot_main
 from bots.search.bids import BidModel
 from bots.search.core import (AlphaBeta, Budget, Mcts, MctsConfig, MixedAlphaBeta, candidate_moves, check_tree_nodes,
                               tree_nodes)
-from bots.search.core import MAX_PLAYOUT_NOISE, PLAYOUT_NOISE as ENGINE_NOISE
+from bots.search.core import MAX_CONTEMPT, MAX_PLAYOUT_NOISE, PLAYOUT_NOISE as ENGINE_NOISE
 from bots.search.weights import CHAMPION_WEIGHTS_FILE, DEFAULT_WEIGHTS_FILE, Weights, load_weights
 from protocol.engine import Game
 
@@ -173,8 +173,8 @@ class ChampionPolicy:
         if not 0 <= playout_noise <= MAX_PLAYOUT_NOISE:
             raise ValueError(f"--playout-noise must be 0 (no random moves) or more, up to {MAX_PLAYOUT_NOISE}, "
                              f"got {playout_noise}")
-        if not 0 <= contempt <= 0.5:
-            raise ValueError(f"--contempt must be from 0 to 0.5, got {contempt}")
+        if not 0 <= contempt <= MAX_CONTEMPT:
+            raise ValueError(f"--contempt must be from 0 to {MAX_CONTEMPT}, got {contempt}")
         if exploration is not None and not exploration > 0:
             raise ValueError(f"--exploration must be positive, got {exploration}")
         check_tree_nodes(max_nodes)
@@ -297,7 +297,7 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--contempt", type=float, default=0.0, metavar="C",
                         help="mcts: once the points are sold out, taken off our value of a playout that ends drawn "
                              "or locked (the leaders level), so the search prefers lines that decide the game "
-                             "(default %(default)s; at most 0.5)")
+                             f"(default %(default)s; at most {MAX_CONTEMPT})")
     parser.add_argument("--tree-nodes", type=int, default=None, metavar="N",
                         help="mcts: the most nodes its tree holds (about 250 bytes each; default: room for about "
                              "three searches of --time, from 2**17 to 2**20)")

@@ -102,6 +102,10 @@ reference MCTS."""
 MAX_PLAYOUT_NOISE = 1_000_000
 """The rarest random move asked for: one in a million (the engine takes an
 int; 0 is none at all)."""
+MAX_CONTEMPT = 0.5
+"""The most contempt for a draw: an undecided leaf is valued from 0.25 to
+0.75, so at 0.5 a lock is worth 0 to 0.25 to the searching player, about
+what a loss is (0 to 0.2 with its fading); the C core refuses more."""
 
 
 class MctsConfig(Record):
@@ -147,8 +151,8 @@ class MctsConfig(Record):
             raise ValueError(f"horizon must be 0 (the whole game) or more days, got {horizon}")
         if not 0 <= noise <= MAX_PLAYOUT_NOISE:
             raise ValueError(f"noise must be 0 (no random moves) or more, up to {MAX_PLAYOUT_NOISE}, got {noise}")
-        if not 0 <= contempt <= 0.5:
-            raise ValueError(f"contempt must be from 0 to 0.5, got {contempt}")
+        if not 0 <= contempt <= MAX_CONTEMPT:
+            raise ValueError(f"contempt must be from 0 to {MAX_CONTEMPT}, got {contempt}")
         self._set(selection=selection, exploration=exploration, leaf=leaf, reuse_depth=reuse_depth, horizon=horizon,
                   finish=finish, noise=noise, contempt=contempt)
 

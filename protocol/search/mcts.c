@@ -317,9 +317,9 @@ static int drawish(const State *s)
    than the search assumes, a line that still decides the game is worth
    more than a lock both sides value alike; a search indifferent between
    them drew 45 of 149 games against mcts-v1 in the base set at 0.5 s,
-   every one a lock. Not during the race for the points: there, against mcts-v1 at
-   0.5 s, the gambles it bought were races lost as often as locks broken
-   (docs/bots.md, "Contempt for a draw"). */
+   every one a lock. Not during the race for the points: there, against
+   mcts-v1 at 0.5 s, the gambles it bought were races lost as often as
+   locks broken (docs/bots.md, "Contempt for a draw"). */
 static void scorn(const MctsObject *t, const State *s, double *values)
 {
     if (t->contempt > 0 && t->race_over && drawish(s))
@@ -512,7 +512,7 @@ static int M_init(MctsObject *self, PyObject *args, PyObject *kw)
                                      &leaf, &seed, &max_nodes, &horizon, &finish, &explore, &contempt))
         return -1;
     if (!(contempt >= 0.0 && contempt <= 0.5)) {
-        PyErr_SetString(PyExc_ValueError, "contempt must be from 0 to 0.5");
+        PyErr_SetString(PyExc_ValueError, "contempt must be from 0 to 0.5"); /* core.MAX_CONTEMPT */
         return -1;
     }
     if (explore < 0) {
