@@ -137,6 +137,10 @@ card that wins at once) rather than its heuristic: not measured better."""
 PLAYOUT_NOISE = ENGINE_NOISE
 """MCTS's playouts: the heuristic plays one move in PLAYOUT_NOISE at random
 (the engine's own rate, 16; 8, 64 and 256 were not measured better)."""
+CONTEMPT = 0.25
+"""MCTS's contempt for a draw once the points are sold out, at 2 players."""
+CONTEMPT_MULTI = 0.0
+"""The same at 3 and 4 players, where it was not measured."""
 
 
 class ChampionPolicy:
@@ -160,7 +164,7 @@ class ChampionPolicy:
         finisher: bool = FINISHER,
         max_nodes: int | None = None,
         playout_noise: int = PLAYOUT_NOISE,
-        contempt: float = 0.0,
+        contempt: float | None = None,
     ) -> None:
         if seconds <= 0:
             raise ValueError(f"--time must be positive, got {seconds}")
@@ -173,7 +177,7 @@ class ChampionPolicy:
         if not 0 <= playout_noise <= MAX_PLAYOUT_NOISE:
             raise ValueError(f"--playout-noise must be 0 (no random moves) or more, up to {MAX_PLAYOUT_NOISE}, "
                              f"got {playout_noise}")
-        if not 0 <= contempt <= MAX_CONTEMPT:
+        if contempt is not None and not 0 <= contempt <= MAX_CONTEMPT:
             raise ValueError(f"--contempt must be from 0 to {MAX_CONTEMPT}, got {contempt}")
         if exploration is not None and not exploration > 0:
             raise ValueError(f"--exploration must be positive, got {exploration}")
@@ -184,6 +188,7 @@ class ChampionPolicy:
         self.depth = depth
         self.search = search
         self.exploration = exploration
+        self.contempt = contempt
         self.sure_losses = sure_losses
         rng = random.Random(seed)
         self.bids = BidModel() if bid_model and search == "mcts" else None
@@ -194,7 +199,7 @@ class ChampionPolicy:
             if max_nodes is None:
                 max_nodes = tree_nodes(seconds * (1 - PROOF_SHARE))
             self._mcts = (weights or load_weights(packaged=DEFAULT_WEIGHTS_FILE), horizon, rng.getrandbits(32), finisher,
-                          max_nodes, playout_noise, contempt)
+                          max_nodes, playout_noise)
             self.searcher = self._mcts_for(2)
             self.prover = AlphaBeta(load_weights(packaged=CHAMPION_WEIGHTS_FILE), rng)
             self.proof_budget = Budget(seconds=seconds * PROOF_SHARE, cpu=True, wall_limit=wall_limit)
@@ -205,14 +210,18 @@ class ChampionPolicy:
 
     def _mcts_for(self, players: int) -> Mcts:
         """The MCTS for games of `players` players: the one in use if its
-        exploration constant is theirs, else a new one (its tree empty)."""
+        exploration constant and contempt are theirs, else a new one (its
+        tree empty)."""
         explore = self.exploration
         if explore is None:
             explore = EXPLORATION if players == 2 else EXPLORATION_MULTI
+        contempt = self.contempt
+        if contempt is None:
+            contempt = CONTEMPT if players == 2 else CONTEMPT_MULTI
         searcher = getattr(self, "searcher", None)
-        if isinstance(searcher, Mcts) and searcher.config.exploration == explore:
+        if isinstance(searcher, Mcts) and (searcher.config.exploration, searcher.config.contempt) == (explore, contempt):
             return searcher
-        weights, horizon, seed, finisher, max_nodes, noise, contempt = self._mcts
+        weights, horizon, seed, finisher, max_nodes, noise = self._mcts
         return Mcts(weights, MctsConfig(exploration=explore, horizon=horizon, finish=finisher, noise=noise,
                                         contempt=contempt), seed, max_nodes)
 
@@ -294,10 +303,10 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--playout-noise", type=int, default=PLAYOUT_NOISE, metavar="N",
                         help="mcts: the playouts' players play one move in N at random (default %(default)s, the "
                              "engine's own rate; 0: none)")
-    parser.add_argument("--contempt", type=float, default=0.0, metavar="C",
+    parser.add_argument("--contempt", type=float, default=None, metavar="C",
                         help="mcts: once the points are sold out, taken off our value of a playout that ends drawn "
                              "or locked (the leaders level), so the search prefers lines that decide the game "
-                             f"(default %(default)s; at most {MAX_CONTEMPT})")
+                             f"(default {CONTEMPT} at 2 players, {CONTEMPT_MULTI} at 3 and 4; at most {MAX_CONTEMPT})")
     parser.add_argument("--tree-nodes", type=int, default=None, metavar="N",
                         help="mcts: the most nodes its tree holds (about 250 bytes each; default: room for about "
                              "three searches of --time, from 2**17 to 2**20)")

@@ -14,7 +14,7 @@ import random
 
 import pytest
 
-from bots.champion import HORIZON_DAYS, ChampionPolicy
+from bots.champion import CONTEMPT, CONTEMPT_MULTI, HORIZON_DAYS, ChampionPolicy, parser, policy_from
 from bots.search.core import PROVEN, AlphaBeta, Budget, Mcts, MctsConfig, candidate_moves
 from bots.search.weights import CHAMPION_WEIGHTS_FILE, DEFAULT_WEIGHTS_FILE, load_weights
 from protocol import _engine
@@ -213,6 +213,21 @@ def test_the_champion_passes_its_contempt_to_its_mcts() -> None:
     assert isinstance(searcher, Mcts) and searcher.config.contempt == 0.15
     with pytest.raises(ValueError, match="--contempt"):
         ChampionPolicy(contempt=0.7)
+
+
+def test_the_champions_contempt_by_default_is_for_two_players() -> None:
+    """Measured against `mcts-v1` at 2 players only: there the champion
+    holds CONTEMPT for a draw, at 3 and 4 players CONTEMPT_MULTI, and an
+    explicit `--contempt` holds at every count."""
+    assert 0 < CONTEMPT and CONTEMPT_MULTI == 0
+    for argv, expected in (([], {2: CONTEMPT, 4: CONTEMPT_MULTI}), (["--contempt", "0"], {2: 0.0, 4: 0.0}),
+                           (["--contempt", "0.1"], {2: 0.1, 4: 0.1})):
+        policy = policy_from(parser().parse_args(argv))
+        for players in (2, 4, 2):
+            game = Game(players)
+            policy.new_game(game, 0)
+            searcher = policy.searcher
+            assert isinstance(searcher, Mcts) and searcher.config.contempt == expected[players], (argv, players)
 
 
 def test_contempt_waits_for_the_points_to_be_sold_out() -> None:
