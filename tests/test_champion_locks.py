@@ -247,7 +247,8 @@ def test_contempt_waits_for_the_points_to_be_sold_out() -> None:
 def test_a_tree_with_contempt_searched_for_another_player_starts_again() -> None:
     """Its values are the searching player's, lowered at the draws: kept
     for the other player, they would be the wrong side's. Without contempt
-    the tree is shared (each player keeps its own statistics)."""
+    the tree is shared (each player keeps its own statistics). A search of
+    no iterations only reads the root's statistics, and keeps the tree."""
     game = _lock({"name": "investing"}, [(4, _cards()), (3, _cards())])
     weights = load_weights(packaged=DEFAULT_WEIGHTS_FILE)
     for contempt, kept in ((0.2, False), (0.0, True)):
@@ -256,5 +257,7 @@ def test_a_tree_with_contempt_searched_for_another_player_starts_again() -> None
         grown = core.nodes
         core.search(game, 0, 100, -1.0, -1.0, True)
         assert core.nodes >= grown  # the same player: kept
+        _move, _done, read = core.search(game, 1, 0, -1.0, -1.0, True)  # no iteration: only read
+        assert core.nodes >= grown and sum(count for _m, count, _v in read) > 0, (contempt, read)
         core.search(game, 1, 100, -1.0, -1.0, True)
         assert (core.nodes >= grown) == kept and grown > 101, (contempt, grown, core.nodes)

@@ -620,11 +620,15 @@ static PyObject *M_search(MctsObject *self, PyObject *args, PyObject *kw)
        attacks"). */
     self->aggression[me] = denied;
     /* With contempt the tree's values are one player's: searched for
-       another, it starts again. */
-    if (self->contempt > 0 && self->me != me)
-        tree_clear(self);
-    self->me = me;
-    self->race_over = !points_for_sale(s);
+       another, it starts again. A search of no iterations only reads the
+       root's statistics (bench/predictions.py reads the opponent's), so it
+       keeps the tree and whose it is. */
+    if (iterations != 0) {
+        if (self->contempt > 0 && self->me != me)
+            tree_clear(self);
+        self->me = me;
+        self->race_over = !points_for_sale(s);
+    }
     Clock clock;
     clock_start(&clock, cpu, seconds, wall_limit);
     if (self->n_nodes > self->max_nodes / 4 * 3 || self->n_stats > self->max_nodes * 12u)
