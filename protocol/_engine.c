@@ -288,17 +288,8 @@ static int decided(const State *s, int *w)
         *w = last;
         return 1;
     }
-    int best = -1, best_pts = 0;
-    for (int p = 0; p < s->np; p++) {
-        int pts = points_of(&s->pl[p]);
-        if (pts > best_pts) {
-            best = p;
-            best_pts = pts;
-        } else if (pts == best_pts) {
-            best = -1;
-        }
-    }
-    if (best >= 0 && best_pts >= 7) {
+    int best = points_leader(s);
+    if (best >= 0 && points_of(&s->pl[best]) >= 7) {
         *w = best;
         return 1;
     }

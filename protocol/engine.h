@@ -154,6 +154,24 @@ static inline int points_of(const Player *p)
     return t;
 }
 
+/* The one player holding the most points, or -1 when the most are shared or
+   nobody holds any: the points half of who has won (with 7 or more), and
+   what a lock needs to be level. */
+static inline int points_leader(const State *s)
+{
+    int best = -1, best_pts = 0;
+    for (int p = 0; p < s->np; p++) {
+        int pts = points_of(&s->pl[p]);
+        if (pts > best_pts) {
+            best = p;
+            best_pts = pts;
+        } else if (pts == best_pts) {
+            best = -1;
+        }
+    }
+    return best;
+}
+
 static inline int can_defend_card(const Player *p, int i)
 {
     const CardInfo *c = &CARDS[p->id[i]];

@@ -289,26 +289,14 @@ static int points_for_sale(const State *s)
 
 /* Whether an undecided state is a draw or a lock: the game ended without a
    winner (the day limit), or no card worth points is left in the shop and
-   the leaders among the players still in are level, so that only an
-   elimination can still decide it (bench/endings.py's "locked"). */
+   the leaders are level, so that only an elimination can still decide it
+   (bench/endings.py's "locked"). An eliminated player holds no cards, so
+   no points: it ties the leaders only where nobody holds any. */
 static int drawish(const State *s)
 {
     if (s->phase == END)
         return s->winner < 0;
-    if (points_for_sale(s))
-        return 0;
-    int top = -1, level = 0;
-    for (int p = 0; p < s->np; p++)
-        if (alive(s, p)) {
-            int v = points_of(&s->pl[p]);
-            if (v > top) {
-                top = v;
-                level = 0;
-            } else if (v == top) {
-                level = 1;
-            }
-        }
-    return level;
+    return !points_for_sale(s) && points_leader(s) < 0;
 }
 
 /* Contempt for a draw: once the points are sold out at the search's
