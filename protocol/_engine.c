@@ -288,8 +288,9 @@ static int decided(const State *s, int *w)
         *w = last;
         return 1;
     }
-    int best = points_leader(s);
-    if (best >= 0 && points_of(&s->pl[best]) >= 7) {
+    int most;
+    int best = points_leader(s, &most);
+    if (best >= 0 && most >= 7) {
         *w = best;
         return 1;
     }

@@ -156,8 +156,9 @@ static inline int points_of(const Player *p)
 
 /* The one player holding the most points, or -1 when the most are shared or
    nobody holds any: the points half of who has won (with 7 or more), and
-   what a lock needs to be level. */
-static inline int points_leader(const State *s)
+   what a lock needs to be level. `most` (if given) gets the most points
+   held, so that the win check, run after every step, counts them once. */
+static inline int points_leader(const State *s, int *most)
 {
     int best = -1, best_pts = 0;
     for (int p = 0; p < s->np; p++) {
@@ -169,6 +170,8 @@ static inline int points_leader(const State *s)
             best = -1;
         }
     }
+    if (most)
+        *most = best_pts;
     return best;
 }
 

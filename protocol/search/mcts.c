@@ -296,7 +296,7 @@ static int drawish(const State *s)
 {
     if (s->phase == END)
         return s->winner < 0;
-    return !points_for_sale(s) && points_leader(s) < 0;
+    return !points_for_sale(s) && points_leader(s, NULL) < 0;
 }
 
 /* Contempt for a draw: once the points are sold out at the search's
