@@ -17,6 +17,21 @@ many games it scored more and fewer points in than the first BOT, on the
 games both played, says whether the difference is one of a few games or
 of many. The table at the end has every variant asked for: games, score
 with its 95% interval, and those counts.
+
+Why side by side: the variants take turns, each playing the next opening
+(from both seats; `-j N`: the next N) before any plays the one after, so
+that the n-th games of all of them are played at about the same time, on
+the same build and under the same load. Bots on a CPU-time budget do not
+replay a game move for move (their searches stop at another iteration),
+so a row is paired with another only as well as they were played under
+the same conditions: the champion played again, two stops after its own
+row was stored, scored 38 where the stored row had 45.5 on the same 56
+games (1 more, 12 fewer), and a variant compared with the stored row
+looked 13 games worse (docs/bots.md, "More time against mcts-v1"). A
+row already stored is compared as it stands; to measure against games
+played beside a new variant, name the first BOT with options that do
+not change its play, so that it is played again (say, its default
+`--exploration` written out).
 """
 
 from __future__ import annotations
@@ -84,6 +99,13 @@ def table(paths: list[Path]) -> list[str]:
     return lines
 
 
+def turns(openings: int, concurrency: int) -> list[int]:
+    """How many openings each variant has played after each turn: the next
+    `concurrency` at a time (one game a seat each), up to `openings`."""
+    step = max(1, concurrency)
+    return [min(upto, openings) for upto in range(step, openings + step, step)]
+
+
 def _stop(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
@@ -117,18 +139,19 @@ def main(argv: list[str] | None = None) -> int:
     suite = str(SUITES / suite_name(2, options.base))
     interrupted = False
     if not options.summary:
+        matches = [Match(text, options.opponent, base=options.base, suite=suite) for text in options.bots]
         for text, path in zip(options.bots, paths):
-            match = Match(text, options.opponent, base=options.base, suite=suite)
             print(f"== {text} vs {options.opponent}, {cards} set: {path}", file=sys.stderr, flush=True)
-            def progress(note: str, name: str = path.stem) -> None:
-                print(f"  {name}: {note}", file=sys.stderr, flush=True)
+        try:
+            for upto in turns(options.openings, options.concurrency):
+                for match, path in zip(matches, paths):
+                    def progress(note: str, name: str = path.stem, upto: int = upto) -> None:
+                        print(f"  {name}: openings {upto}/{options.openings}, {note}", file=sys.stderr, flush=True)
 
-            try:
-                play_match(match, options.openings, path, options.concurrency, progress)
-            except KeyboardInterrupt:
-                print("\ninterrupted: finished games are stored; run the same command to resume", file=sys.stderr)
-                interrupted = True
-                break
+                    play_match(match, upto, path, options.concurrency, progress)
+        except KeyboardInterrupt:
+            print("\ninterrupted: finished games are stored; run the same command to resume", file=sys.stderr)
+            interrupted = True
     print(f"{cards} set, against {options.opponent}:")
     print("\n".join(table(paths)))
     return 130 if interrupted else 0
