@@ -45,6 +45,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from common.pool import WorkerPool  # noqa: E402
 from exploit.arena import Tally  # noqa: E402
 from exploit.matches import Match, game_record, play_match, records, unplayable  # noqa: E402
 from tournaments.make_suites import SUITES  # noqa: E402
@@ -143,12 +144,14 @@ def main(argv: list[str] | None = None) -> int:
         for text, path in zip(options.bots, paths):
             print(f"== {text} vs {options.opponent}, {cards} set: {path}", file=sys.stderr, flush=True)
         try:
-            for upto in turns(options.openings, options.concurrency):
-                for match, path in zip(matches, paths):
-                    def progress(note: str, name: str = path.stem, upto: int = upto) -> None:
-                        print(f"  {name}: openings {upto}/{options.openings}, {note}", file=sys.stderr, flush=True)
+            with WorkerPool(options.concurrency) as pool:  # one for every turn: a worker imports the project once
+                for upto in turns(options.openings, options.concurrency):
+                    for match, path in zip(matches, paths):
+                        def progress(note: str, name: str = path.stem, upto: int = upto) -> None:
+                            print(f"  {name}: openings {upto}/{options.openings}, {note}", file=sys.stderr,
+                                  flush=True)
 
-                    play_match(match, upto, path, options.concurrency, progress)
+                        play_match(match, upto, path, progress=progress, pool=pool)
         except KeyboardInterrupt:
             print("\ninterrupted: finished games are stored; run the same command to resume", file=sys.stderr)
             interrupted = True
