@@ -1,4 +1,5 @@
 """Build hook for the C rules engine and the bots' init program; all metadata lives in pyproject.toml."""
+import importlib.util
 import os
 from concurrent.futures import ThreadPoolExecutor
 
@@ -9,6 +10,17 @@ C_FLAGS = ["-O2", "-std=c11", "-Wall", "-Wextra", "-Wno-unused-parameter", "-ffp
 # The search core (protocol/search/) shares the engine's state struct
 # (protocol/engine.h) and is compiled into the same extension.
 SEARCH_SOURCES = [f"protocol/search/{name}.c" for name in ("moves", "evaluation", "mcts", "alphabeta", "smab", "regret", "selfplay", "module")]
+
+
+def source_digest() -> str:
+    """The digest of the engine's sources (protocol/freshness.py, loaded by
+    path: the package cannot be imported before its engine is built). The
+    build records it, so that an import of a build older than the sources
+    beside it warns instead of playing old rules."""
+    spec = importlib.util.spec_from_file_location("freshness", os.path.join("protocol", "freshness.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.source_digest(os.path.abspath("protocol"))
 
 
 class build_ext_and_botinit(build_ext):
@@ -57,6 +69,7 @@ setup(
             sources=["protocol/_engine.c", *SEARCH_SOURCES],
             depends=["protocol/engine.h", "protocol/search/search.h"],
             extra_compile_args=C_FLAGS,
+            define_macros=[("SOURCE_DIGEST", f'"{source_digest()}"')],
             libraries=["m"],
         )
     ],

@@ -31,6 +31,13 @@
 
 #include "engine.h"
 
+/* The digest of the sources this build compiled, given by setup.py:
+   protocol/freshness.py compares it at import with the sources beside the
+   package, so that a build older than them is not played unnoticed. */
+#ifndef SOURCE_DIGEST
+#define SOURCE_DIGEST ""
+#endif
+
 const CardInfo CARDS[NCARDS] = {
     {"Sorcerer's Stipend", -1, -1, -1, 0, 0, 0, 0, 0, {0, 2, 1, 1}, 0, {0, 0, 0, 0}},
     {"Board of Monopoly", 2, 1, 1, 2, 1, 1, 1, 0, {0, 0, 0, 0}, 0, {0, 0, 0, 0}},
@@ -2303,7 +2310,8 @@ PyMODINIT_FUNC PyInit__engine(void)
         PyModule_AddIntConstant(m, "ATTACKING", ATTACKING) < 0 ||
         PyModule_AddIntConstant(m, "DEFENDING", DEFENDING) < 0 || PyModule_AddIntConstant(m, "BUY", BUY) < 0 ||
         PyModule_AddIntConstant(m, "END", END) < 0 || PyModule_AddIntConstant(m, "FAULT", FAULT) < 0 ||
-        PyModule_AddIntConstant(m, "HEURISTIC_EXPLORE", HEURISTIC_EXPLORE) < 0)
+        PyModule_AddIntConstant(m, "HEURISTIC_EXPLORE", HEURISTIC_EXPLORE) < 0 ||
+        PyModule_AddStringConstant(m, "SOURCE_DIGEST", SOURCE_DIGEST) < 0)
         goto fail;
     return m;
 fail:

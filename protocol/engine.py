@@ -11,6 +11,13 @@ from __future__ import annotations
 import protocol._engine as _engine  # the C core (protocol/_engine.c): no stubs, its Python face is this module
 from common.defaults import MAX_DAYS
 from protocol.cards import BASE, CARDS, NAME_TO_ID, NAMES, PASS, PASS_NAME, SIMPLE, STIPEND
+from protocol.freshness import StaleEngineWarning, stale_message
+
+_stale = stale_message(getattr(_engine, "__file__", None), getattr(_engine, "SOURCE_DIGEST", "?"))
+if _stale is not None:  # a build older than its sources plays old rules unnoticed (protocol/freshness.py)
+    import warnings
+
+    warnings.warn(_stale, StaleEngineWarning, stacklevel=2)
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: every bot imports this module
 if TYPE_CHECKING:
