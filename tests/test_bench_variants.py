@@ -79,3 +79,50 @@ def test_bad_variants_are_refused_before_anything_is_played(tmp_path: Path) -> N
     assert twice.returncode == 2 and "same file name" in twice.stderr
     assert _run("--opponent", "random", "--out", str(tmp_path), "--openings", "0", "expert").returncode == 2
     assert not any(tmp_path.iterdir())
+
+
+def test_the_paired_sprt_counts_score_differences_as_pairs() -> None:
+    """A game's score minus the reference's, -1 to 1 in halves, is counted
+    on the pentanomial scale of tournament sprt ((difference + 1) / 2), and
+    its LLR is that test's on the score scale."""
+    from tournaments.stats import sprt
+    from tournaments.stats.elo import elo_to_score
+
+    test = variants.PairedTest(0.1)
+    reference = {(0, 0): 1.0, (0, 1): 0.5, (1, 0): 0.0, (1, 1): 0.5, (2, 0): 0.0}
+    variant = {(0, 0): 0.0, (0, 1): 1.0, (1, 0): 1.0, (1, 1): 0.5, (3, 0): 1.0}
+    assert test.differences(reference, variant) == (1, 0, 1, 1, 1)
+    assert sprt.llr_of_means((3, 5, 40, 9, 4), 0.5, elo_to_score(35)) == sprt.llr((3, 5, 40, 9, 4), 0, 35)
+    assert test.decision(3.0) == "H1" and test.decision(-3.0) == "H0" and test.decision(0.5) is None
+    assert variants.PairedTest(0.1, alpha=0.2, beta=0.2).decision(1.5) == "H1"
+
+
+def test_with_sprt_each_variant_stops_once_decided_and_the_reference_once_all_are(tmp_path: Path) -> None:
+    """`expert` scores half a game more than `random` against `expert` on
+    every opening (H1); `random` with another seed scores what `random`
+    does, nothing (H0). Neither is played past its decision, the reference
+    not past the last one, and a rerun plays nothing."""
+    args = ("--opponent", "expert", "--openings", "12", "--out", str(tmp_path), "--sprt", "0.3",
+            "random", "expert", "random --seed 3")
+    run = _run(*args)
+    assert run.returncode == 0, run.stderr
+    folder = tmp_path / "simple" / "expert"
+    played = {name: len(variants.records(folder / f"{name}.jsonl")) for name in ("random", "expert", "random_--seed_3")}
+    assert "expert: --sprt decided H1" in run.stderr and "random_--seed_3: --sprt decided H0" in run.stderr
+    assert "every variant decided by --sprt" in run.stderr
+    assert played["random_--seed_3"] < played["random"] == played["expert"] < 24, played
+    lines = run.stdout.splitlines()
+    assert lines[1].endswith("| SPRT: 0.3 more a game |")
+    assert "| H1, LLR " in lines[4] and "| H0, LLR " in lines[5]
+    again = _run(*args)
+    assert again.returncode == 0 and again.stdout == run.stdout
+    assert {name: len(variants.records(folder / f"{name}.jsonl")) for name in played} == played
+
+
+def test_bad_sprt_settings_are_refused(tmp_path: Path) -> None:
+    for bad in (("--sprt", "0"), ("--sprt", "1.5"), ("--sprt", "0.1", "--alpha", "0.6")):
+        run = _run("--opponent", "random", "--out", str(tmp_path), *bad, "expert", "random")
+        assert run.returncode == 2 and ("--sprt" in run.stderr or "--alpha" in run.stderr), run.stderr
+    alone = _run("--opponent", "random", "--out", str(tmp_path), "--sprt", "0.1", "expert")
+    assert alone.returncode == 2 and "two BOTs" in alone.stderr
+    assert not any(tmp_path.iterdir())

@@ -73,11 +73,20 @@ def _mle_with_mean(pdf: Sequence[float], s: float) -> list[float]:
 
 def llr(penta: Sequence[int], elo0: float, elo1: float) -> float:
     """Log-likelihood ratio of elo1 against elo0 given the pentanomial counts."""
+    return llr_of_means(penta, elo_to_score(elo0), elo_to_score(elo1))
+
+
+def llr_of_means(penta: Sequence[int], s0: float, s1: float) -> float:
+    """Log-likelihood ratio of a mean pair score (PAIR_SCORES) of s1 against
+    one of s0, given the counts of each: `llr` on the score scale, for
+    tests whose hypotheses are not Elo differences (bench/variants.py's
+    paired games: a game's score minus the reference's, mapped onto
+    PAIR_SCORES)."""
     counts = [c + _REGULARISE for c in penta]
     n = sum(counts)
     pdf = [c / n for c in counts]
-    p0 = _mle_with_mean(pdf, elo_to_score(elo0))
-    p1 = _mle_with_mean(pdf, elo_to_score(elo1))
+    p0 = _mle_with_mean(pdf, s0)
+    p1 = _mle_with_mean(pdf, s1)
     return sum(penta) * sum(p * math.log(b / a) for p, a, b in zip(pdf, p0, p1))
 
 
