@@ -19,9 +19,13 @@ of many. The table at the end has every variant asked for: games, score
 with its 95% interval, and those counts.
 
 Why side by side: the variants take turns, each playing the next opening
-(from both seats; `-j N`: the next N) before any plays the one after, so
-that the n-th games of all of them are played at about the same time, on
-the same build and under the same load. Bots on a CPU-time budget do not
+(from both seats; `-j N`: the next N) before any plays the one after, and
+within a turn their games are queued in turns too (each variant's first
+game, then each one's second), so that the n-th games of all of them are
+played at about the same time (with `-j` at least the number of
+variants, at the same time), on the same build and under the same load,
+and no worker waits for one variant's slowest game before the next
+variant starts. Bots on a CPU-time budget do not
 replay a game move for move (their searches stop at another iteration),
 so a row is paired with another only as well as they were played under
 the same conditions: the champion played again, two stops after its own
@@ -60,7 +64,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from common.pool import WorkerPool  # noqa: E402
 from exploit.arena import Tally  # noqa: E402
-from exploit.matches import Match, game_record, play_match, records, unplayable  # noqa: E402
+from exploit.matches import Match, game_record, play_matches, records, unplayable  # noqa: E402
 from tournaments.make_suites import SUITES  # noqa: E402
 from tournaments.openings import suite_name  # noqa: E402
 from tournaments.stats import sprt  # noqa: E402
@@ -244,14 +248,13 @@ def main(argv: list[str] | None = None) -> int:
                     if not playing:
                         print("  every variant decided by --sprt", file=sys.stderr, flush=True)
                         break
-                    for index in playing:
-                        path = paths[index]
 
-                        def progress(note: str, name: str = path.stem, upto: int = upto) -> None:
-                            print(f"  {name}: openings {upto}/{options.openings}, {note}", file=sys.stderr,
-                                  flush=True)
+                    def progress(row: int, note: str, playing: list[int] = playing, upto: int = upto) -> None:
+                        print(f"  {paths[playing[row]].stem}: openings {upto}/{options.openings}, {note}",
+                              file=sys.stderr, flush=True)
 
-                        play_match(matches[index], upto, path, progress=progress, pool=pool)
+                    play_matches([(matches[index], upto, paths[index]) for index in playing], progress=progress,
+                                 pool=pool)
         except KeyboardInterrupt:
             print("\ninterrupted: finished games are stored; run the same command to resume", file=sys.stderr)
             interrupted = True

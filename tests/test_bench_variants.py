@@ -62,13 +62,13 @@ def test_every_variant_plays_the_same_games_resumably_and_the_table_pairs_them(t
 def test_the_variants_take_turns_opening_by_opening(tmp_path: Path) -> None:
     """The n-th games of every variant are played about the same time: each
     plays the next opening (from both seats; -j N: the next N) before any
-    plays the one after."""
+    plays the one after, and within a turn the variants' games alternate."""
     assert variants.turns(5, 1) == [1, 2, 3, 4, 5]
     assert variants.turns(5, 2) == [2, 4, 5] and variants.turns(2, 4) == [2]
     run = _run("--opponent", "random", "--openings", "3", "--out", str(tmp_path), "expert", "random")
     assert run.returncode == 0, run.stderr
     played = [line.split(":")[0].strip() for line in run.stderr.splitlines() if "games, load" in line]
-    assert played == ["expert", "expert", "random", "random"] * 3, run.stderr
+    assert played == ["expert", "random"] * 6, run.stderr
     assert "openings 3/3, 2/2 games" in run.stderr
 
 
