@@ -3,7 +3,7 @@ or lost by elimination or on points, and on which day, or drawn at the
 day limit, and whether that draw was a lock (every points card sold and
 the leaders level, so that only an elimination could still decide it).
 
-    python bench/endings.py [--base] [--players N] [--bids] ROW.jsonl...
+    python bench/endings.py [--base] [--players N] [--bids] [--games] ROW.jsonl...
 
 A ROW is a file of stored games, one JSON object a line with the
 measured bot's `seat` and every move from the start (`bench/strength.py
@@ -15,6 +15,10 @@ when its losses are races for points lost by day 10 than when they are
 Ghost attacks, and a draw that is a lock was decided when the points
 were shared out, not on day 100 (docs/bots.md, "The lock"). Printed per
 file: the games, and for each ending its count and mean day.
+
+`--games` lists every game: its opening and seat, its ending and day,
+the points the measured bot and its best opponent held at the end, and
+the day the shop's last points card was sold (a lock is set that day).
 
 `--bids` adds what the race for points cost in each ending: the coins
 the measured bot bid (and paid: every bid is paid) while the shop still
@@ -61,19 +65,25 @@ class Endings:
     opponent_bids: dict[str, float] = field(default_factory=lambda: dict.fromkeys(ENDINGS, 0.0))
 
 
-def final_state(game: dict[str, Any], base: bool, players: int, bids: list[int] | None = None) -> Game:
+def final_state(game: dict[str, Any], base: bool, players: int, bids: list[int] | None = None,
+                sold_out: list[int] | None = None) -> Game:
     """The game's last state: its moves replayed in the order the referee
     asked for them (each step's pending seats in seat order). `bids`, if
     given (one zero a seat), gets each seat's investments added to it
-    while the shop sells a points card."""
+    while the shop sells a points card; `sold_out`, if given, gets the day
+    (counted from 1) on which the last points card left the shop."""
     state = Game(players, base=base)
     for move in game["moves"]:
         if state.is_over:
             raise ValueError("moves after the game's end")
         seat = state.pending()[0]
-        if bids is not None and state.phase == INVESTING and any(state.shop().get(c, 0) for c in POINT_CARDS):
+        selling = any(state.shop().get(c, 0) for c in POINT_CARDS)
+        if bids is not None and state.phase == INVESTING and selling:
             bids[seat] += int(move)
+        day = state.days_played + 1
         state.play(seat, move_from_wire(state, move))
+        if sold_out is not None and selling and not any(state.shop().get(c, 0) for c in POINT_CARDS):
+            sold_out.append(day)
     if not state.is_over:
         raise ValueError("the game's moves stop before its end")
     return state
@@ -120,6 +130,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("rows", nargs="+", type=Path, metavar="ROW.jsonl", help="files of stored games")
     parser.add_argument("--base", action="store_true", help="the games are of the base set (default: simple)")
     parser.add_argument("--players", type=int, default=2, choices=(2, 3, 4), help="players a game (default 2)")
+    parser.add_argument("--games", action="store_true",
+                        help="also list every game: opening, seat, ending, day, the points held at the end, and the "
+                             "day the last points card was sold")
     parser.add_argument("--bids", action="store_true",
                         help="also print the coins bid a game while the shop sold points, in each ending, "
                              "by the bot and by an opponent")
@@ -140,6 +153,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         cells = [f"{count.counts[kind]} (day {count.days[kind] / count.counts[kind]:.1f})" if count.counts[kind]
                  else "0" for kind in ENDINGS]
         print(f"| {row.name} | {count.games} | " + " | ".join(cells) + " |")
+    if options.games:
+        print()
+        print("| file | opening | seat | ending | day | its points | the best opponent's | last points card sold on "
+              "day |")
+        print("|---|---|---|---|---|---|---|---|")
+        for row in options.rows:
+            for game in records(row):
+                sold: list[int] = []
+                state = final_state(game, options.base, options.players, sold_out=sold)
+                seat = game["seat"]
+                best = max(state.points(p) for p in range(options.players) if p != seat)
+                print(f"| {row.name} | {game['opening']} | {seat} | {ending(state, seat)} | {game_days(state)} | "
+                      f"{state.points(seat)} | {best} | {sold[0] if sold else '-'} |")
     if options.bids:
         print()
         print("| file | ending | games | coins bid a game while points were sold, by the bot | by an opponent |")

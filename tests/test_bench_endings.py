@@ -11,7 +11,7 @@ from pathlib import Path
 
 from driver.game import game_days
 from protocol.cards import NAMES
-from protocol.engine import BUY, INVESTING, PASS, Game, move_to_wire
+from protocol.engine import BUY, INVESTING, PASS, Game, move_from_wire, move_to_wire
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "bench" / "endings.py"
@@ -114,3 +114,26 @@ def test_bids_are_counted_while_the_shop_sells_points(tmp_path: Path) -> None:
         "lost by elimination": ["1", "0.0", "1.0"],
         "drawn, locked": ["2", f"{counted[0]:.1f}", f"{counted[0]:.1f}"],
     }
+
+
+def test_every_game_is_listed_with_its_points_and_the_day_the_points_sold_out(tmp_path: Path) -> None:
+    shared, _ = _scripted(_points)  # both buy the same points each day: 11-11
+    race, day = _scripted(lambda game, seat: _points(game, seat) if seat == 0 else PASS)
+    replay = Game(2)
+    sold_on = None
+    for move in shared:
+        seat = replay.pending()[0]
+        before = replay.days_played + 1
+        replay.play(seat, move_from_wire(replay, move))
+        if sold_on is None and not (replay.shop().get(INCANTATION, 0) or replay.shop().get(BOARD, 0)):
+            sold_on = before
+    assert sold_on is not None and sold_on < 100
+    row = _row(tmp_path / "row.jsonl", [(1, shared), (1, race), (0, ELIMINATION)])
+    run = _run("--games", str(row))
+    assert run.returncode == 0, run.stderr
+    listed = [[cell.strip() for cell in line.strip("|").split("|")] for line in run.stdout.split("\n\n")[1].splitlines()]
+    assert listed[0][3:] == ["ending", "day", "its points", "the best opponent's", "last points card sold on day"]
+    assert listed[2] == ["row.jsonl", "0", "1", "drawn, locked", "100", "11", "11", str(sold_on)]
+    assert listed[3][:5] == ["row.jsonl", "1", "1", "lost on points", str(day)]
+    assert int(listed[3][5]) < 7 <= int(listed[3][6]) and listed[3][7] == "-"
+    assert listed[4] == ["row.jsonl", "2", "0", "won by elimination", "2", "0", "0", "-"]
