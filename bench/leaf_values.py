@@ -51,11 +51,10 @@ from bots.champion import HORIZON_DAYS  # noqa: E402
 from bots.search import train  # noqa: E402
 from bots.search.evaluation import all_features, evaluate_all  # noqa: E402
 from bots.search.weights import Weights, load_weights, save_weights  # noqa: E402
+from endings import POINT_CARDS  # noqa: E402  (bench/endings.py: python puts bench/ first on the path)
 from exploit.matches import records  # noqa: E402
-from protocol.cards import CARDS  # noqa: E402
 from protocol.engine import INVESTING, Game, move_from_wire  # noqa: E402
 
-POINT_CARDS = tuple(card.id for card in CARDS if card.points)
 FIRST_DAY = 3
 """Positions from this many days played: before it, the suites' openings."""
 

@@ -29,11 +29,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from endings import POINT_CARDS  # noqa: E402  (bench/endings.py: python puts bench/ first on the path)
 from exploit.matches import records  # noqa: E402
 from protocol.cards import CARDS, PASS_NAME  # noqa: E402
 from protocol.engine import BUY, PASS, Game, IllegalMove, move_from_wire  # noqa: E402
 
-POINT_CARDS = tuple(card.id for card in CARDS if card.points)
 SIDES = ("the bot", "its opponent")
 
 
