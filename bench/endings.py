@@ -41,9 +41,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from driver.game import game_days  # noqa: E402
-from exploit.matches import records  # noqa: E402
+from exploit.matches import records, steps  # noqa: E402
 from protocol.cards import CARDS  # noqa: E402
-from protocol.engine import INVESTING, Game, IllegalMove, move_from_wire  # noqa: E402
+from protocol.engine import INVESTING, Game, IllegalMove  # noqa: E402
 
 ENDINGS = ("won by elimination", "won on points", "drawn, locked", "drawn, not locked",
            "lost by elimination", "lost on points")
@@ -72,20 +72,18 @@ def final_state(game: dict[str, Any], base: bool, players: int, bids: list[int] 
     given (one zero a seat), gets each seat's investments added to it
     while the shop sells a points card; `sold_out`, if given, gets the day
     (counted from 1) on which the last points card left the shop."""
-    state = Game(players, base=base)
-    for move in game["moves"]:
-        if state.is_over:
-            raise ValueError("moves after the game's end")
-        seat = state.pending()[0]
+    state, day, was_selling = Game(players, base=base), 0, True
+    for state, seat, move in steps(game, base, players):
         selling = any(state.shop().get(c, 0) for c in POINT_CARDS)
-        if bids is not None and state.phase == INVESTING and selling:
-            bids[seat] += int(move)
-        day = state.days_played + 1
-        state.play(seat, move_from_wire(state, move))
-        if sold_out is not None and selling and not any(state.shop().get(c, 0) for c in POINT_CARDS):
+        if sold_out is not None and was_selling and not selling:
             sold_out.append(day)
+        if bids is not None and state.phase == INVESTING and selling:
+            bids[seat] += move
+        day, was_selling = state.days_played + 1, selling
     if not state.is_over:
         raise ValueError("the game's moves stop before its end")
+    if sold_out is not None and was_selling and not any(state.shop().get(c, 0) for c in POINT_CARDS):
+        sold_out.append(day)
     return state
 
 

@@ -52,8 +52,8 @@ from bots.search import train  # noqa: E402
 from bots.search.evaluation import all_features, evaluate_all  # noqa: E402
 from bots.search.weights import Weights, load_weights, save_weights  # noqa: E402
 from endings import POINT_CARDS  # noqa: E402  (bench/endings.py: python puts bench/ first on the path)
-from exploit.matches import records  # noqa: E402
-from protocol.engine import INVESTING, Game, move_from_wire  # noqa: E402
+from exploit.matches import records, steps  # noqa: E402
+from protocol.engine import INVESTING, Game, IllegalMove  # noqa: E402
 
 FIRST_DAY = 3
 """Positions from this many days played: before it, the suites' openings."""
@@ -72,15 +72,10 @@ def positions(games: Sequence[dict[str, Any]], base: bool, race: bool) -> list[t
         if game.get("fault"):
             continue
         result = 0.5 if game["winner"] is None else float(game["winner"] == 0)
-        state = Game(2, base=base)
-        for move in game["moves"]:
-            if state.is_over:
-                break
-            seat = state.pending()[0]
+        for state, seat, _ in steps(game, base):
             if (state.phase == INVESTING and seat == 0 and state.days_played >= FIRST_DAY
                     and points_for_sale(state) == race):
                 out.append((game["opening"], state.copy(), result))
-            state.play(seat, move_from_wire(state, move))
     return out
 
 
@@ -156,7 +151,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (OSError, ValueError) as problem:
         parser.error(f"--weights: {problem}")
     games = [game for row in options.rows for game in records(row)]
-    every = positions(games, options.base, options.phase == "race")
+    try:
+        every = positions(games, options.base, options.phase == "race")
+    except (IllegalMove, KeyError, TypeError, ValueError) as problem:
+        parser.error(f"a stored game does not replay in the {'base' if options.base else 'simple'} set: {problem}")
     openings = sorted({opening for opening, _, _ in every})
     if len(openings) < 4:
         parser.error(f"the rows hold {len(openings)} openings with such positions: the split needs 4 or more")

@@ -30,9 +30,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from endings import POINT_CARDS  # noqa: E402  (bench/endings.py: python puts bench/ first on the path)
-from exploit.matches import records  # noqa: E402
+from exploit.matches import records, steps  # noqa: E402
 from protocol.cards import CARDS, PASS_NAME  # noqa: E402
-from protocol.engine import BUY, PASS, Game, IllegalMove, move_from_wire  # noqa: E402
+from protocol.engine import BUY, PASS, Game, IllegalMove  # noqa: E402
 
 SIDES = ("the bot", "its opponent")
 
@@ -52,18 +52,12 @@ def read(games: Sequence[dict[str, Any]], base: bool, seeds: int) -> dict[str, C
     race's buys with a choice."""
     out: dict[str, Counter[tuple[str, str]]] = {side: Counter() for side in SIDES}
     for game in games:
-        state = Game(2, base=base)
-        for move in game["moves"]:
-            if state.is_over:
-                break
-            seat = state.pending()[0]
-            made = move_from_wire(state, move)
+        for state, seat, made in steps(game, base):
             shop = state.shop()
             if (state.phase == BUY and len(state.legal_moves(seat)) > 1
                     and any(shop.get(card, 0) for card in POINT_CARDS)):
                 side = SIDES[0] if seat == game["seat"] else SIDES[1]
                 out[side][(name(heuristic_buy(state, seat, seeds)), name(made))] += 1
-            state.play(seat, made)
     return out
 
 
