@@ -139,3 +139,42 @@ def test_a_fixed_weight_stays_where_it_is_held_and_the_others_are_fitted(tmp_pat
     assert free["points"] != CHAMPION.as_dict()["points"]
     with pytest.raises(SystemExit):
         train.main([str(tmp_path), *TINY, "--fix", "charisma=1"])
+
+
+def test_searching_players_play_reproducible_games_whose_positions_match_the_c_features() -> None:
+    """--search: every seat the champion's MCTS at fixed iterations; the
+    chunk's seed decides every game, and the stored features are the
+    evaluation's own (the positions replayed by a second run are equal)."""
+    settings = train.Settings(seed=5, policy_values=CHAMPION.values, scale=CHAMPION.scale, search=60, sample=1.0,
+                              epsilon=0.1)
+    chunk = train.Chunk(True, 2, 0, 3)
+    first = train.search_selfplay(chunk, settings)
+    again = train.search_selfplay(chunk, settings)
+    for a, b in zip(first, again):
+        assert np.array_equal(a, b)
+    features, alive, index, winners = first
+    assert features.shape == (len(index), 2, len(FEATURES)) and alive.shape == (len(index), 2)
+    assert sorted(set(index.tolist())) == [0, 1, 2] and len(winners) == 3
+    assert all(w in (-1, 0, 1) for w in winners.tolist())
+    other = train.search_selfplay(train.Chunk(True, 2, 1, 3), settings)
+    assert not np.array_equal(other[0][:5], features[:5])  # another chunk, other games
+
+
+def test_a_corpus_of_searching_players_is_its_own_setting(tmp_path: Path) -> None:
+    tiny = ["--games", "2", "--chunk", "1", "--players", "2", "--sets", "simple", "-q", "--rounds", "1",
+            "--iterations", "5"]
+    train.main([str(tmp_path), *tiny, "--search", "40"])
+    made = _weights(tmp_path / "weights.json")
+    assert made["trained"]["settings"]["search"] == 40 and made["trained"]["games"] == 2
+    with pytest.raises(SystemExit, match="other settings"):
+        train.main([str(tmp_path), *tiny])
+    with pytest.raises(SystemExit):
+        train.main([str(tmp_path / "bad"), "--search", "-1"])
+
+
+def test_a_corpus_stored_before_a_setting_existed_still_resumes(tmp_path: Path) -> None:
+    train.main([str(tmp_path), *TINY])
+    settings = json.loads((tmp_path / "settings.json").read_text())
+    del settings["search"]
+    (tmp_path / "settings.json").write_text(json.dumps(settings))
+    train.main([str(tmp_path), *TINY])  # read as --search 0, the setting it was made with

@@ -2,7 +2,7 @@
 
     python -m bots.search.train DIR [--games N] [--players 2,3,4] [--sets simple,base] [--seed S]
                                     [--chunk G] [--greedy P] [--epsilon E] [--sample F]
-                                    [--policy-weights FILE] [--l2 L] [--rounds R] [--iterations I] [--fix FEATURE=V]
+                                    [--search ITERATIONS] [--policy-weights FILE] [--l2 L] [--rounds R] [--iterations I] [--fix FEATURE=V]
                                     [--compare FILE ...] [-o OUT.json] [-j N] [-q]
 
 Why: the hand-tuned weights (weights.json, champion-v1.json) were chosen by a
@@ -72,6 +72,9 @@ class Settings:
     policy_weights: str = "champion-v1.json"
     policy_values: tuple[float, ...] = ()
     scale: float = 10.0
+    search: int = 0
+    """MCTS iterations a move of the searching players (0: the greedy and
+    heuristic players of protocol/search/selfplay.c)."""
 
 
 @dataclass(frozen=True)
@@ -98,19 +101,71 @@ def play_chunk(chunk: Chunk, settings: Settings, path: Path) -> int:
     from protocol import _engine
     from protocol.engine import Game
 
-    game = Game(chunk.players, base=chunk.base, max_days=settings.max_days)
-    features, alive, index, winners = _engine.selfplay(
-        game, chunk.games, chunk.seed(settings), list(settings.policy_values), settings.scale,
-        greedy=settings.greedy, epsilon=settings.epsilon, sample=settings.sample,
-    )
-    f = np.frombuffer(features, dtype=np.float32).reshape(-1, chunk.players, NFEAT)
-    a = np.frombuffer(alive, dtype=np.uint8).reshape(-1, chunk.players)
-    g = np.frombuffer(index, dtype=np.int32)
-    w = np.frombuffer(winners, dtype=np.int8)
+    if settings.search:
+        f, a, g, w = search_selfplay(chunk, settings)
+    else:
+        game = Game(chunk.players, base=chunk.base, max_days=settings.max_days)
+        features, alive, index, winners = _engine.selfplay(
+            game, chunk.games, chunk.seed(settings), list(settings.policy_values), settings.scale,
+            greedy=settings.greedy, epsilon=settings.epsilon, sample=settings.sample,
+        )
+        f = np.frombuffer(features, dtype=np.float32).reshape(-1, chunk.players, NFEAT)
+        a = np.frombuffer(alive, dtype=np.uint8).reshape(-1, chunk.players)
+        g = np.frombuffer(index, dtype=np.int32)
+        w = np.frombuffer(winners, dtype=np.int8)
     temporary = path.with_suffix(".tmp.npz")
     np.savez(temporary, features=f, alive=a, game=g, winners=w)
     os.replace(temporary, path)
     return len(g)
+
+
+def search_selfplay(chunk: Chunk, settings: Settings) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Self-play of searching players: every seat the C core's MCTS as the
+    champion configures it at 2 players (its horizon and UCB1 constant,
+    `settings.policy_values` as its weights), `settings.search` iterations
+    a move, a uniformly random candidate move instead with chance
+    `settings.epsilon`. Why: the greedy players look one step ahead and the
+    heuristic ones never bid to deny, so in their games a purse kept for
+    later predicts nothing and the fit put no weight on coins (docs/bots.md,
+    "The learned evaluation"); searching players use their purses. The
+    same arrays as `_engine.selfplay`: features (positions x players x
+    features), who is alive, each position's game and each game's winner
+    (-1 a draw, -2 a forfeit). Reproducible from the chunk's seed."""
+    import random
+
+    from bots.champion import EXPLORATION, HORIZON_DAYS
+    from bots.mcts import MctsPolicy
+    from bots.search.core import MctsConfig, candidate_moves
+    from bots.search.evaluation import all_features
+    from protocol.engine import BUY, INVESTING, Game
+
+    rng = random.Random(chunk.seed(settings))
+    weights = Weights(settings.policy_values, settings.scale)
+    config = MctsConfig(exploration=EXPLORATION, horizon=HORIZON_DAYS)
+    features: list[list[list[float]]] = []
+    alive: list[list[bool]] = []
+    index: list[int] = []
+    winners: list[int] = []
+    for number in range(chunk.games):
+        game = Game(chunk.players, base=chunk.base, max_days=settings.max_days)
+        players = [MctsPolicy(iterations=settings.search, seed=rng.getrandbits(64), config=config, weights=weights)
+                   for _ in range(chunk.players)]
+        while not game.is_over:
+            pending = game.pending()
+            choosing = game.phase in (INVESTING, BUY)
+            if choosing and rng.random() < settings.sample:
+                features.append(all_features(game))
+                alive.append([game.alive(p) for p in range(chunk.players)])
+                index.append(number)
+            seats = pending if choosing else pending[:1]  # every bid and buy on the same state: none seen early
+            moves = [(seat, rng.choice(candidate_moves(game, seat)) if choosing and rng.random() < settings.epsilon
+                      else players[seat](game, seat)) for seat in seats]
+            for seat, move in moves:
+                game.play(seat, move)
+        winners.append(-2 if game.fault is not None else -1 if game.winner is None else game.winner)
+    return (np.array(features, dtype=np.float32).reshape(-1, chunk.players, NFEAT),
+            np.array(alive, dtype=np.uint8).reshape(-1, chunk.players),
+            np.array(index, dtype=np.int32), np.array(winners, dtype=np.int8))
 
 
 def _play_job(job: tuple[Chunk, Settings, str]) -> int:
@@ -301,7 +356,8 @@ def _settings_file(directory: Path, settings: Settings) -> None:
     mine = asdict(settings)
     mine["policy_values"] = list(settings.policy_values)
     if path.exists():
-        stored = json.loads(path.read_text())
+        defaults = asdict(Settings()) | {"policy_values": list(Settings().policy_values)}
+        stored = defaults | json.loads(path.read_text())  # a setting added since reads as its default
         if stored != mine:
             changed = sorted(k for k in mine if stored.get(k) != mine[k])
             raise SystemExit(f"{directory} holds a corpus made with other settings ({', '.join(changed)}): "
@@ -350,6 +406,9 @@ def parser() -> argparse.ArgumentParser:
                         help="chance that a player bids and buys greedily by the evaluation (default %(default)s)")
     parser.add_argument("--epsilon", type=float, default=0.1,
                         help="a greedy player's chance of a random candidate move instead (default %(default)s)")
+    parser.add_argument("--search", type=int, default=0, metavar="ITERATIONS",
+                        help="every player the C core's MCTS at ITERATIONS a move, as the champion configures it, "
+                             "with --epsilon's random moves (default 0: greedy and heuristic players, --greedy)")
     parser.add_argument("--sample", type=float, default=0.25,
                         help="chance that a bid or buy step's position is recorded (default %(default)s)")
     parser.add_argument("--policy-weights", default=None, metavar="FILE",
@@ -378,6 +437,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     options = parser().parse_args(args)
     if min(options.games, options.chunk, options.workers, options.rounds, options.iterations) < 1:
         parser().error("--games, --chunk, -j, --rounds and --iterations must be at least 1")
+    if options.search < 0:
+        parser().error("--search must be 0 (no searching players) or a number of iterations")
     if not (0 <= options.greedy <= 1 and 0 <= options.epsilon <= 1 and 0 < options.sample <= 1):
         parser().error("--greedy and --epsilon must be in [0, 1], --sample in (0, 1]")
     try:
@@ -386,7 +447,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         parser().error(f"--policy-weights: {problem}")
     settings = Settings(options.seed, options.chunk, options.greedy, options.epsilon, options.sample,
                         policy_weights=options.policy_weights or CHAMPION_V1_WEIGHTS_FILE,
-                        policy_values=policy.values, scale=policy.scale)
+                        policy_values=policy.values, scale=policy.scale, search=options.search)
     corpus_dir = options.directory / "corpus"
     corpus_dir.mkdir(parents=True, exist_ok=True)
     _settings_file(options.directory, settings)
