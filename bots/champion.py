@@ -2,7 +2,7 @@
 
     python -m bots.champion [--time 0.5] [--wall-limit 5] [--search mcts|alphabeta] [--seed S]
                             [--weights FILE] [--horizon DAYS] [--exploration C] [--no-bid-model]
-                            [--no-sure-losses] [--finisher] [--playout-noise N] [--contempt C] [--tree-nodes N]
+                            [--no-sure-losses] [--finisher] [--playout-noise N] [--contempt C] [--race-days D] [--tree-nodes N]
                             [--depth D] [--serialise]
 
 Why this bot (docs/bots.md has the measurements): it is whichever of our
@@ -142,6 +142,9 @@ CONTEMPT = 0.25
 """MCTS's contempt for a draw once the points are sold out, at 2 players."""
 CONTEMPT_MULTI = 0.0
 """The same at 3 and 4 players, where it was not measured."""
+RACE_DAYS = -1
+"""Days an MCTS playout plays from a leaf where points are still for sale
+before the evaluation values it (-1: through the race, then HORIZON_DAYS)."""
 
 
 class ChampionPolicy:
@@ -166,6 +169,7 @@ class ChampionPolicy:
         max_nodes: int | None = None,
         playout_noise: int = PLAYOUT_NOISE,
         contempt: float | None = None,
+        race_days: int = RACE_DAYS,
     ) -> None:
         if seconds <= 0:
             raise ValueError(f"--time must be positive, got {seconds}")
@@ -175,6 +179,8 @@ class ChampionPolicy:
             raise ValueError(f"--depth must be at least 1, got {depth}")
         if horizon < 0:
             raise ValueError(f"--horizon must be 0 (the whole game) or more days, got {horizon}")
+        if race_days < -1:
+            raise ValueError(f"--race-days must be -1 (play out the race) or 0 or more days, got {race_days}")
         if not 0 <= playout_noise <= MAX_PLAYOUT_NOISE:
             raise ValueError(f"--playout-noise must be 0 (no random moves) or more, up to {MAX_PLAYOUT_NOISE}, "
                              f"got {playout_noise}")
@@ -200,7 +206,7 @@ class ChampionPolicy:
             if max_nodes is None:
                 max_nodes = tree_nodes(seconds * (1 - PROOF_SHARE))
             self._mcts = (weights or load_weights(packaged=DEFAULT_WEIGHTS_FILE), horizon, rng.getrandbits(32), finisher,
-                          max_nodes, playout_noise)
+                          max_nodes, playout_noise, race_days)
             self.searcher = self._mcts_for(2)
             self.prover = AlphaBeta(load_weights(packaged=CHAMPION_WEIGHTS_FILE), rng)
             self.proof_budget = Budget(seconds=seconds * PROOF_SHARE, cpu=True, wall_limit=wall_limit)
@@ -222,9 +228,9 @@ class ChampionPolicy:
         searcher = getattr(self, "searcher", None)
         if isinstance(searcher, Mcts) and (searcher.config.exploration, searcher.config.contempt) == (explore, contempt):
             return searcher
-        weights, horizon, seed, finisher, max_nodes, noise = self._mcts
+        weights, horizon, seed, finisher, max_nodes, noise, race_days = self._mcts
         return Mcts(weights, MctsConfig(exploration=explore, horizon=horizon, finish=finisher, noise=noise,
-                                        contempt=contempt), seed, max_nodes)
+                                        contempt=contempt, race_days=race_days), seed, max_nodes)
 
     def __call__(self, game: Game, me: int) -> int:
         return self.think(game, me)[0]
@@ -308,6 +314,9 @@ def parser() -> argparse.ArgumentParser:
                         help="mcts: once the points are sold out, taken off our value of a playout that ends drawn "
                              "or locked (the leaders level), so the search prefers lines that decide the game "
                              f"(default {CONTEMPT} at 2 players, {CONTEMPT_MULTI} at 3 and 4; at most {MAX_CONTEMPT})")
+    parser.add_argument("--race-days", type=int, default=RACE_DAYS, metavar="D",
+                        help="mcts: from a leaf where points are still for sale, play out D days and let the "
+                             "evaluation value the rest of the race (default %(default)s: play out the race)")
     parser.add_argument("--tree-nodes", type=int, default=None, metavar="N",
                         help="mcts: the most nodes its tree holds (about 250 bytes each; default: room for about "
                              "three searches of --time, from 2**17 to 2**20)")
@@ -331,6 +340,7 @@ def policy_from(options: argparse.Namespace) -> ChampionPolicy:
         smab=not options.serialise, search=options.search, horizon=options.horizon, bid_model=options.bid_model,
         exploration=options.exploration, sure_losses=options.sure_losses, finisher=options.finisher,
         max_nodes=options.tree_nodes, playout_noise=options.playout_noise, contempt=options.contempt,
+        race_days=options.race_days,
     )
 
 

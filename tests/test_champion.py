@@ -161,6 +161,14 @@ def test_the_playouts_are_the_heuristics_unless_the_finisher_is_asked_for() -> N
         policy_from(parser().parse_args(["--playout-noise", "-1"]))
     with pytest.raises(ValueError, match="up to 1000000"):
         policy_from(parser().parse_args(["--playout-noise", "99999999999"]))
+    # Leaves in the race: played out through it unless --race-days says otherwise.
+    for options, days in (([], -1), (["--race-days", "0"], 0), (["--race-days", "2"], 2)):
+        policy = policy_from(parser().parse_args(options))
+        for players in (2, 4):
+            policy.new_game(Game(players), 0)
+            assert isinstance(policy.searcher, Mcts) and policy.searcher.config.race_days == days
+    with pytest.raises(ValueError, match="--race-days must be -1"):
+        policy_from(parser().parse_args(["--race-days", "-2"]))
 
 
 def test_the_tree_is_sized_from_the_budget_unless_given() -> None:

@@ -487,3 +487,25 @@ def test_a_wall_limit_alone_ends_an_mcts_search() -> None:
     read only with a time budget)."""
     outcome = core.Mcts(WEIGHTS, seed=1).search(Game(2), 0, core.Budget(iterations=2_000_000, wall_limit=1e-6))
     assert outcome.iterations < 2_000_000 and outcome.move in Game(2).legal_moves(0)
+
+
+def test_race_days_value_a_leaf_in_the_race_by_the_evaluation_instead_of_its_playout() -> None:
+    """race_days=0: a leaf where points are still for sale is valued as it
+    stands, so from the first day (no leaf of a short search gets past the
+    race) the playouts' policy changes nothing; through the race
+    (race_days=-1, the default) it changes the values."""
+    game = Game(2, base=True)
+    game.play(0, 0)
+    game.play(1, 0)  # the first buys
+
+    def search(race_days: int, finish: bool) -> tuple[int, float, dict[int, float]]:
+        config = MctsConfig(exploration=0.5, horizon=6, finish=finish, race_days=race_days)
+        outcome = core.Mcts(WEIGHTS, config, seed=4).search(game, 0, core.Budget(iterations=400))
+        return outcome.move, outcome.value, outcome.strategy
+
+    assert search(0, False) == search(0, True)
+    assert search(-1, False)[1:] != search(-1, True)[1:]
+    with pytest.raises(ValueError, match="race_days"):
+        MctsConfig(race_days=-2)
+    with pytest.raises(ValueError, match="race_days"):
+        _engine.Mcts(WEIGHTS.values, WEIGHTS.scale, race_days=-5)

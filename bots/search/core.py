@@ -128,9 +128,13 @@ class MctsConfig(Record):
     value of a leaf drawn at the day limit or locked (the leaders level),
     so that of two lines it values alike it takes the one that still
     decides the game (0: a draw is worth what the evaluation says; with
-    contempt, a tree searched for another player starts again)."""
+    contempt, a tree searched for another player starts again), and
+    `race_days`: from a leaf where points are still for sale, the days a
+    playout runs before the evaluation values it (-1: on through the race,
+    then `horizon`)."""
 
-    __slots__ = ("selection", "exploration", "leaf", "reuse_depth", "horizon", "finish", "noise", "contempt")
+    __slots__ = ("selection", "exploration", "leaf", "reuse_depth", "horizon", "finish", "noise", "contempt",
+                 "race_days")
     selection: str
     exploration: float
     leaf: str
@@ -139,10 +143,11 @@ class MctsConfig(Record):
     finish: bool
     noise: int
     contempt: float
+    race_days: int
 
     def __init__(self, selection: str = "duct", exploration: float = 1.0, leaf: str = "playout",
                  reuse_depth: int = 6, horizon: int = 0, finish: bool = False, noise: int = PLAYOUT_NOISE,
-                 contempt: float = 0.0) -> None:
+                 contempt: float = 0.0, race_days: int = -1) -> None:
         if selection not in ("duct", "rm"):
             raise ValueError(f"selection must be 'duct' or 'rm', not {selection!r}")
         if leaf not in ("playout", "eval"):
@@ -153,8 +158,10 @@ class MctsConfig(Record):
             raise ValueError(f"noise must be 0 (no random moves) or more, up to {MAX_PLAYOUT_NOISE}, got {noise}")
         if not 0 <= contempt <= MAX_CONTEMPT:
             raise ValueError(f"contempt must be from 0 to {MAX_CONTEMPT}, got {contempt}")
+        if race_days < -1:
+            raise ValueError(f"race_days must be -1 (playouts through the race) or 0 or more days, got {race_days}")
         self._set(selection=selection, exploration=exploration, leaf=leaf, reuse_depth=reuse_depth, horizon=horizon,
-                  finish=finish, noise=noise, contempt=contempt)
+                  finish=finish, noise=noise, contempt=contempt, race_days=race_days)
 
 
 LOSS_DEPTH = 2
@@ -441,7 +448,7 @@ class Mcts:
         self.max_nodes = max_nodes
         self.core = _engine.Mcts(weights.values, weights.scale, config.selection, config.exploration, config.leaf,
                                  random.Random(seed).getrandbits(64), max_nodes, config.horizon,
-                                 config.finish, config.noise, config.contempt)
+                                 config.finish, config.noise, config.contempt, config.race_days)
 
     def reset(self) -> None:
         self.core.reset()

@@ -48,6 +48,7 @@ typedef struct {
     Weights w;
     int rm, eval_leaf;
     int64_t horizon; /* days a playout runs before the evaluation values it; 0: to the end */
+    int64_t race_days; /* days a playout from a leaf in the race runs before the evaluation values it; -1: through the race */
     int policy;      /* the playouts' policy: POLICY_HEURISTIC or POLICY_FINISHER */
     int explore;     /* its random moves: one in `explore` (0 none) */
     double contempt; /* taken off the searching player's value of a drawn or locked leaf */
@@ -351,6 +352,15 @@ static void playout(MctsObject *t, State *s)
 {
     const int policies[MAXP] = {t->policy, t->policy, t->policy, t->policy};
     const double *deny = t->bid_model ? t->aggression : NULL;
+    if (t->race_days >= 0 && points_for_sale(s)) {
+        /* A leaf in the race valued by the evaluation after `race_days`
+           days: the heuristic's racers do not race as the players do, and
+           playouts through the race predict the real games' results no
+           better than a coin (docs/bots.md, "Race leaves by a fitted
+           evaluation"). */
+        run_playout_deny(s, rng_next(&t->rng), policies, s->days_played + t->race_days, deny, t->explore);
+        return;
+    }
     int64_t stop = t->horizon <= 0 ? INT64_MAX : s->days_played + t->horizon;
     run_playout_deny(s, rng_next(&t->rng), policies, stop, deny, t->explore);
     while (t->horizon > 0 && s->phase != END && s->phase != FAULT && !s->failed && s->days_played >= stop &&
@@ -487,7 +497,7 @@ int search_parse_weights(PyObject *obj, double scale, Weights *w);
 static int M_init(MctsObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"weights", "scale", "selection", "exploration", "leaf", "seed", "max_nodes", "horizon",
-                             "finish", "explore", "contempt", NULL};
+                             "finish", "explore", "contempt", "race_days", NULL};
     PyObject *weights;
     double scale = 10.0, exploration = 1.0;
     const char *selection = "duct", *leaf = "playout";
@@ -496,9 +506,14 @@ static int M_init(MctsObject *self, PyObject *args, PyObject *kw)
     long long horizon = 0;
     int finish = 0, explore = HEURISTIC_EXPLORE;
     double contempt = 0.0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|dsdsKILpid", kwlist, &weights, &scale, &selection, &exploration,
-                                     &leaf, &seed, &max_nodes, &horizon, &finish, &explore, &contempt))
+    long long race_days = -1;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|dsdsKILpidL", kwlist, &weights, &scale, &selection, &exploration,
+                                     &leaf, &seed, &max_nodes, &horizon, &finish, &explore, &contempt, &race_days))
         return -1;
+    if (race_days < -1 || race_days > 1000000) {
+        PyErr_SetString(PyExc_ValueError, "race_days must be -1 (playouts through the race) or 0 to 1000000 days");
+        return -1;
+    }
     if (!(contempt >= 0.0 && contempt <= 0.5)) {
         PyErr_SetString(PyExc_ValueError, "contempt must be from 0 to 0.5"); /* core.MAX_CONTEMPT */
         return -1;
@@ -529,6 +544,7 @@ static int M_init(MctsObject *self, PyObject *args, PyObject *kw)
     self->eval_leaf = !strcmp(leaf, "eval");
     self->exploration = exploration;
     self->horizon = horizon;
+    self->race_days = race_days;
     self->policy = finish ? POLICY_FINISHER : POLICY_HEURISTIC;
     self->explore = explore;
     self->contempt = contempt;
@@ -706,8 +722,9 @@ static PyTypeObject MctsType = {
     .tp_dealloc = (destructor)M_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "Mcts(weights, scale=10.0, selection='duct', exploration=1.0, leaf='playout', seed=0, "
-              "max_nodes=2**17, horizon=0, finish=False, explore=16): the C SM-MCTS searcher, its tree kept across searches; "
-              "playouts stop after `horizon` days (0: at the game's end) and are valued by the evaluation; with "
+              "max_nodes=2**17, horizon=0, finish=False, explore=16, contempt=0.0, race_days=-1): the C SM-MCTS searcher, its tree "
+              "kept across searches; playouts stop after `horizon` days (0: at the game's end; from a leaf while points are "
+              "for sale, after `race_days` days if it is 0 or more) and are valued by the evaluation; with "
               "`finish` their players play the finisher (policy 2) instead of the heuristic (policy 1), which plays one "
               "move in `explore` at random (0: none).",
     .tp_methods = M_methods,
