@@ -119,6 +119,19 @@ def test_the_shipped_learned_weights_name_how_they_were_made_and_evaluate_alike_
             assert _engine.evaluate(game, player, learned.values, learned.scale) == evaluate(game, player, learned)
 
 
+def test_the_weights_fitted_to_searching_players_name_their_corpus_and_evaluate_alike_in_python_and_c() -> None:
+    data = json.loads((Path(train.__file__).parent / "searched.json").read_text())
+    made = data["trained"]
+    assert made["command"].startswith("python -m bots.search.train ") and "--search 2000" in made["command"]
+    assert made["settings"]["search"] == 2000 and made["games"] == 6000 and made["positions"] >= 50_000
+    searched = load_weights(packaged="searched.json")
+    assert searched.values != load_weights(packaged="learned.json").values
+    for seed in range(40):
+        game = random_state(900 + seed, 2 + seed % 3, seed % 2 == 0)
+        for player in range(game.n_players):
+            assert _engine.evaluate(game, player, searched.values, searched.scale) == evaluate(game, player, searched)
+
+
 def test_compare_judges_weights_files_on_a_corpus_without_fitting(tmp_path: Path, capsys) -> None:
     shipped = str(Path(train.__file__).parent / "champion.json")
     train.main([str(tmp_path), *TINY, "--seed", "5", "--compare", shipped, shipped])
