@@ -144,7 +144,10 @@ CONTEMPT_MULTI = 0.0
 """The same at 3 and 4 players, where it was not measured."""
 RACE_DAYS = -1
 """Days an MCTS playout plays from a leaf where points are still for sale
-before the evaluation values it (-1: through the race, then HORIZON_DAYS)."""
+before the evaluation values it (-1: through the race, then HORIZON_DAYS).
+1 lost races against mcts-v1 with weights.json and drew them with the
+weights fitted to searching players (docs/bots.md, "Race leaves cut
+after a day")."""
 
 
 class ChampionPolicy:
