@@ -127,7 +127,9 @@ def search_selfplay(chunk: Chunk, settings: Settings) -> tuple[np.ndarray, np.nd
     `settings.epsilon`. Why: the greedy players look one step ahead and the
     heuristic ones never bid to deny, so in their games a purse kept for
     later predicts nothing and the fit put no weight on coins (docs/bots.md,
-    "The learned evaluation"); searching players use their purses. The
+    "The learned evaluation"); searching players use their purses (their
+    fit still put nothing on coins: docs/bots.md, "Searching players do not
+    teach the purse either"). The
     same arrays as `_engine.selfplay`: features (positions x players x
     features), who is alive, each position's game and each game's winner
     (-1 a draw, -2 a forfeit). Reproducible from the chunk's seed."""
